@@ -1,0 +1,179 @@
+"""The `rulecheck` command line.
+
+Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid);
+1 when some result does not; 2 for a usage or model error (one located message, no traceback
+unless --debug); 3 for an internal error such as a trace the interpreter does not reproduce.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable
+
+import click
+from rich.console import Console
+
+from checker.engines.explicit import Budget, Progress
+from checker.errors import RulecheckError
+from checker.trace import ReplayMismatch
+
+DEFAULT_MODELS = "models"
+
+
+def _console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+
+
+def guarded(command: Callable) -> Callable:
+    """Turn user errors into exit status 2 with one message, internal errors into 3."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = click.get_current_context().find_root().params.get("debug", False)
+        try:
+            return command(*args, **kwargs)
+        except RulecheckError as exc:
+            if debug:
+                raise
+            click.echo(exc.render(), err=True)
+            sys.exit(2)
+        except ReplayMismatch as exc:
+            if debug:
+                raise
+            click.echo(f"internal error: an engine produced a trace the reference interpreter does not reproduce: {exc}", err=True)
+            click.echo("This is a bug in rulecheck, not in your model; nothing was written. Re-run with --debug for a traceback.", err=True)
+            sys.exit(3)
+
+    return wrapper
+
+
+def _default_paths(paths: tuple[str, ...]) -> list[str]:
+    if paths:
+        return list(paths)
+    if not os.path.isdir(DEFAULT_MODELS):
+        raise RulecheckError(f"no paths given and no `{DEFAULT_MODELS}/` folder here", hint="run from the project root, or name model files or folders")
+    return [DEFAULT_MODELS]
+
+
+def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
+    out = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name or not rest:
+            raise RulecheckError(f"{option} takes NAME=VALUE, found `{value}`")
+        out[name.strip()] = rest.strip()
+    return out
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.version_option(package_name="rulecheck")
+def main(debug: bool) -> None:
+    """rulecheck: a rules model checker for tabletop games."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@guarded
+def lint(paths: tuple[str, ...]) -> None:
+    """Validate models (default: every model under models/) and report their size and clause coverage."""
+    from rich.table import Table
+
+    from checker.lint import summarise
+    from checker.runner import load_games
+
+    games = load_games(_default_paths(paths))
+    table = Table(title="rulecheck lint", header_style="bold")
+    for column in ("game", "model", "slots", "state bits", "actions", "readings", "clauses", "formalised", "out of scope", "not yet handled", "accounted"):
+        table.add_column(column, justify="left" if column in ("game", "model") else "right")
+    unhandled: list[str] = []
+    for game in games:
+        cited = {cid for prop in game.suite for cid in prop.clauses}
+        for model in game.models:
+            summary = summarise(model, cited)
+            cov = summary.coverage
+            name = model.id + (" (abstract)" if model.abstract else "")
+            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(cov.total), str(len(cov.formalised)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%")
+            if cov.unhandled:
+                unhandled.append(f"{game.folder}/{model.id}: not yet handled: {', '.join(cov.unhandled)}")
+    console = _console()
+    console.print(table)
+    for line in unhandled:
+        console.print(line)
+    console.print(f"[green]{sum(len(g.models) for g in games)} model(s) valid[/]")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--engine", type=click.Choice(["explicit", "symbolic", "auto"]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond.")
+@click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
+@click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
+@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change.")
+@click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
+@click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
+@click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--out", default="counterexamples", show_default=True, type=click.Path(), help="Where traces are written.")
+@click.option("--no-write", is_flag=True, help="Do not write traces.")
+@click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
+@guarded
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool) -> None:
+    """Check models against their properties (default: every model under models/)."""
+    from checker.report.evidence_files import write_evidence
+    from checker.report.json_report import results_json
+    from checker.report.table import print_results
+    from checker.runner import CheckOptions, check_paths
+
+    options = CheckOptions(
+        engine=engine, budget=Budget(max_states, timeout), readings=readings_mode, pinned=_pairs(pinned, "--reading"),
+        constants=_pairs(constants, "--set"), only_properties=set(only) or None, depth=depth,
+    )
+    with _progress_display() as on_progress:
+        options.on_progress = on_progress
+        results = check_paths(_default_paths(paths), options)
+    if not no_write:
+        write_evidence(results, out, itf=itf, prune=not only and not pinned and not constants and readings_mode == "deviations")
+    if fmt == "json":
+        click.echo(json.dumps(results_json(results), indent=2, default=str))
+    else:
+        print_results(results, _console())
+    sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+class _progress_display:
+    """A live line of progress on a terminal (states, rate, depth, frontier); silent otherwise."""
+
+    def __enter__(self) -> Callable[[str, Progress], None] | None:
+        if not sys.stderr.isatty():
+            return None
+        from rich.live import Live
+
+        self.live = Live("", console=Console(stderr=True), transient=True, refresh_per_second=4)
+        self.live.__enter__()
+
+        def show(label: str, p: Progress) -> None:
+            self.live.update(f"{label}: {p.states:,} states, {p.rate:,.0f} states/s, depth {p.depth}, frontier {p.frontier:,}, {p.seconds:.1f} s")
+
+        return show
+
+    def __exit__(self, *exc: object) -> None:
+        if hasattr(self, "live"):
+            self.live.__exit__(*exc)
+
+
+@main.command()
+@click.argument("trace_file", type=click.Path())
+@guarded
+def explain(trace_file: str) -> None:
+    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/)."""
+    from checker.trace_io import load_trace_narrative
+
+    click.echo(load_trace_narrative(trace_file))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+"""The explicit-state engine: breadth-first exploration of every reachable state.
+
+One exploration per model configuration decides every property at once. States are packed
+integers (see `checker.lang.layout`); the visited set maps each to its discovery number, parent
+links live in an `array`, so every counterexample is rebuilt as a shortest path. State
+properties (invariant, reachable, unreachable, after, deadlock, determinism, coverage) are
+checked as states are discovered, which in breadth-first order means the first violation found
+is a shortest one. Graph properties (termination, leads-to) run on the stored edge lists after
+the exploration is complete.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from array import array
+from dataclasses import dataclass, field
+from typing import Callable
+
+from checker.engines.graph import CSRGraph, is_cyclic, shortest_path_within, strongly_connected
+from checker.errors import ModellingError
+from checker.lang.compile import CompiledModel
+from checker.properties import BoundProperty
+
+
+@dataclass
+class Budget:
+    max_states: int = 2_000_000
+    timeout: float = 600.0
+
+
+@dataclass
+class Progress:
+    states: int
+    transitions: int
+    depth: int
+    frontier: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.states / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class Finding:
+    """What the engine found for one property: a verdict and, for a failure, a path."""
+
+    status: str  # holds | fails | undecided | error
+    path: list[int] = field(default_factory=list)  # state numbers from an initial state
+    shape: str = "path"
+    loop_start: int | None = None
+    note: str = ""
+    branch_instances: tuple[int, ...] = ()  # deterministic: instance ids of the disagreeing moves
+    last_instance: int | None = None  # after: the instance of the final step
+    detail: str = ""
+
+
+@dataclass
+class Exploration:
+    compiled: CompiledModel
+    states: list[int] = field(default_factory=list)
+    index: dict[int, int] = field(default_factory=dict)
+    parent: array = field(default_factory=lambda: array("i"))
+    layer_ends: list[int] = field(default_factory=list)
+    graph: CSRGraph | None = None
+    transitions: int = 0
+    complete: bool = False
+    stopped_by: str = ""
+    seconds: float = 0.0
+    peak_bytes: int = 0
+    fired: bytearray = field(default_factory=bytearray)
+    error: tuple[int, str] | None = None  # (state number, message) of a modelling error
+
+    @property
+    def depth(self) -> int:
+        return max(len(self.layer_ends) - 1, 0)
+
+    def path_to(self, node: int) -> list[int]:
+        path = [node]
+        while self.parent[path[-1]] >= 0:
+            path.append(self.parent[path[-1]])
+        return path[::-1]
+
+    def depth_of(self, node: int) -> int:
+        from bisect import bisect_right
+
+        return bisect_right(self.layer_ends, node)
+
+
+class StateChecks:
+    """The per-state and per-transition property checks, compiled for one configuration."""
+
+    def __init__(self, compiled: CompiledModel, props: list[BoundProperty]) -> None:
+        self.compiled = compiled
+        self.found: dict[str, Finding] = {}
+        self.state_preds: list[tuple[BoundProperty, Callable[[int], object], bool]] = []  # (prop, fn, violated_when)
+        self.after: dict[int, list[tuple[BoundProperty, Callable]]] = {}
+        self.deadlock = [p for p in props if p.kind == "deadlock-free"]
+        self.determinism = [p for p in props if p.kind == "deterministic"]
+        for prop in props:
+            if prop.kind == "invariant":
+                self.state_preds.append((prop, compiled.predicate(prop.expr), False))
+            elif prop.kind in ("reachable", "unreachable"):
+                self.state_preds.append((prop, compiled.predicate(prop.expr), True))
+            elif prop.kind == "after":
+                for inst in compiled.instances:
+                    if inst.action.name == prop.action:
+                        fn = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
+                        self.after.setdefault(inst.id, []).append((prop, fn))
+
+    def open_state_preds(self) -> list[tuple[BoundProperty, Callable, bool]]:
+        return [t for t in self.state_preds if t[0].id not in self.found]
+
+
+def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None = None, need_graph: bool = True) -> tuple[Exploration, dict[str, Finding]]:
+    """Explore breadth first and decide every property; returns the exploration and findings."""
+    exp = Exploration(compiled)
+    exp.fired = bytearray(len(compiled.instances))
+    checks = StateChecks(compiled, props)
+    graph = CSRGraph() if need_graph else None
+    exp.graph = graph
+    states, index, parent = exp.states, exp.index, exp.parent
+    successors, terminal = compiled.successors, compiled.terminal
+    instances = compiled.instances
+    forced = [inst.forced for inst in instances]
+    after, fired = checks.after, exp.fired
+    found = checks.found
+    preds = checks.open_state_preds()
+    tracemalloc.start()
+    started = time.perf_counter()
+    last_report = started
+
+    def discover(s: int, from_node: int) -> int:
+        node = len(states)
+        index[s] = node
+        states.append(s)
+        parent.append(from_node)
+        for prop, fn, violated_when in preds:
+            if prop.id not in found and bool(fn(s)) == violated_when:
+                found[prop.id] = Finding("fails" if not violated_when else "holds", exp.path_to(node))
+        return node
+
+    for s in compiled.initial:
+        if s not in index:
+            discover(s, -1)
+    exp.layer_ends.append(len(states))
+    i = 0
+    max_states = budget.max_states
+    deadline = started + budget.timeout
+    check_determinism = bool(checks.determinism)
+    check_deadlock = bool(checks.deadlock)
+    try:
+        while i < len(states):
+            if i == exp.layer_ends[-1]:
+                exp.layer_ends.append(len(states))
+                preds = checks.open_state_preds()
+            if (i & 1023) == 0:
+                now = time.perf_counter()
+                if now > deadline:
+                    exp.stopped_by = f"timeout after {budget.timeout:g} s"
+                    break
+                if on_progress is not None and now - last_report > 0.5:
+                    last_report = now
+                    on_progress(Progress(len(states), exp.transitions, len(exp.layer_ends) - 1, len(states) - i, now - started))
+            s = states[i]
+            if terminal(s):
+                if graph is not None:
+                    graph.close_node()
+                i += 1
+                continue
+            try:
+                moves = successors(s)
+            except ModellingError as exc:
+                exp.error = (i, exc.message)
+                break
+            if not moves:
+                if check_deadlock:
+                    for prop in checks.deadlock:
+                        if prop.id not in found:
+                            found[prop.id] = Finding("fails", exp.path_to(i), shape="deadlock", note="No rule applies and the game is not over: the game is stuck.")
+                    check_deadlock = False
+                if graph is not None:
+                    graph.close_node()
+                i += 1
+                continue
+            exp.transitions += len(moves)
+            if check_determinism and len(moves) > 1 and forced[moves[0][0]]:
+                first = moves[0]
+                for other in moves[1:]:
+                    if other[1] != first[1]:
+                        for prop in checks.determinism:
+                            found.setdefault(prop.id, Finding("fails", exp.path_to(i), shape="branch", branch_instances=(first[0], other[0]), note="Two forced rules apply at once and prescribe different outcomes."))
+                        check_determinism = False
+                        break
+            for inst_id, t in moves:
+                fired[inst_id] = 1
+                node = index.get(t)
+                if node is None:
+                    if len(states) >= max_states:
+                        exp.stopped_by = f"state budget of {max_states:,} reached"
+                        raise _BudgetSpent
+                    node = discover(t, i)
+                if graph is not None:
+                    graph.edges.append(node)
+                checks_here = after.get(inst_id)
+                if checks_here:
+                    for prop, fn in checks_here:
+                        if prop.id not in found and not fn(t, s):
+                            found[prop.id] = Finding("fails", exp.path_to(i) + [node], last_instance=inst_id, note=f"After `{prop.action}`, the property no longer holds.")
+            if graph is not None:
+                graph.close_node()
+            i += 1
+        else:
+            exp.complete = True
+    except _BudgetSpent:
+        pass
+    exp.seconds = time.perf_counter() - started
+    exp.peak_bytes = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    if exp.complete and exp.layer_ends[-1] != len(states):
+        exp.layer_ends.append(len(states))
+    return exp, found
+
+
+class _BudgetSpent(Exception):
+    pass
+
+
+def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding]) -> dict[str, Finding]:
+    """Turn the exploration into a finding for every property."""
+    out: dict[str, Finding] = {}
+    for prop in props:
+        if exp.error is not None and prop.id not in found:
+            node, message = exp.error
+            out[prop.id] = Finding("error", exp.path_to(node), shape="error", note=f"Modelling error in the next step: {message}", detail=message)
+            continue
+        if prop.kind == "reachable":
+            out[prop.id] = found.get(prop.id) or Finding("fails" if exp.complete else "undecided", note="No reachable state satisfies the expression.")
+        elif prop.id in found:
+            out[prop.id] = found[prop.id]
+        elif prop.kind == "coverage":
+            out[prop.id] = coverage(exp)
+        elif not exp.complete:
+            out[prop.id] = Finding("undecided")
+        elif prop.kind == "terminates":
+            out[prop.id] = terminates(exp, prop)
+        elif prop.kind == "leads-to":
+            out[prop.id] = leads_to(exp, prop)
+        else:
+            out[prop.id] = Finding("holds")
+    return out
+
+
+def coverage(exp: Exploration) -> Finding:
+    fired_actions = {inst.action.name for inst, hit in zip(exp.compiled.instances, exp.fired) if hit}
+    active = [a.name for a in exp.compiled.interpreter.active_actions()]
+    never = [name for name in active if name not in fired_actions]
+    if not never:
+        return Finding("holds")
+    if not exp.complete:
+        return Finding("undecided", detail=f"not yet fired: {', '.join(never)}")
+    return Finding("fails", shape="list", detail=f"never fire: {', '.join(never)}", note=f"These actions never fire in any reachable state: {', '.join(never)}.")
+
+
+def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
+    graph = exp.graph
+    assert graph is not None
+    terminal = exp.compiled.terminal
+    states = exp.states
+    non_terminal = bytearray(0 if terminal(s) else 1 for s in states)
+    keep = non_terminal.__getitem__
+    best: tuple[int, list[int]] | None = None
+    longest = array("i", [0]) * len(states)
+    for component in strongly_connected(graph, keep):
+        if is_cyclic(graph, component):
+            entry = min(component)
+            if best is None or exp.depth_of(entry) < exp.depth_of(best[0]):
+                best = (entry, component)
+            continue
+        node = component[0]
+        longest[node] = max((longest[succ] + 1 for succ in graph.successors(node)), default=0)
+    if best is not None:
+        entry, component = best
+        members = set(component)
+        cycle = shortest_path_within(graph, entry, lambda n: n == entry, members.__contains__)
+        assert cycle is not None
+        prefix = exp.path_to(entry)
+        kinds = loop_kinds(exp, cycle)
+        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=classify_loop(kinds, exp, members), detail=describe_kinds(kinds))
+    if prop.prop.within is not None:
+        starts = [n for n in range(len(exp.compiled.initial)) if n < len(states)]
+        worst = max(starts, key=lambda n: longest[n])
+        if longest[worst] > prop.prop.within:
+            path = [worst]
+            while len(path) <= prop.prop.within:
+                node = path[-1]
+                path.append(max(graph.successors(node), key=lambda n: longest[n]))
+            return Finding("fails", path, note=f"A play lasts longer than {prop.prop.within} steps (the longest lasts {longest[worst]}).")
+    return Finding("holds", detail=f"longest play: {max(longest[n] for n in range(min(len(states), len(exp.compiled.initial))))} steps")
+
+
+def loop_kinds(exp: Exploration, cycle: list[int]) -> set[str]:
+    """Who moves around a loop: 'rules', 'chance' and/or 'player'."""
+    kinds = set()
+    for pre, post in zip(cycle, cycle[1:]):
+        s, t = exp.states[pre], exp.states[post]
+        for inst_id, target in exp.compiled.successors(s):
+            if target == t:
+                kinds.add(exp.compiled.instances[inst_id].action.by)
+                break
+    return kinds
+
+
+def describe_kinds(kinds: set[str]) -> str:
+    return "loop moves: " + ", ".join(sorted(kinds))
+
+
+def classify_loop(kinds: set[str], exp: Exploration, members: set[int]) -> str:
+    if kinds == {"rules"}:
+        return "Forced-rule loop: the rules alone send the game round this loop forever; nobody can leave it."
+    if "player" in kinds:
+        return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
+    graph = exp.graph
+    exits = any(succ not in members for node in members for succ in graph.successors(node))
+    tail = "an exit exists, so the game ends with probability 1, but no bound on its length exists" if exits else "no exit exists, so the game never ends once here"
+    return f"Chance-only loop: only random outcomes keep the game in this cycle; {tail}."
+
+
+def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
+    graph = exp.graph
+    assert graph is not None
+    compiled = exp.compiled
+    source_fn = compiled.predicate(prop.source)
+    target_fn = compiled.predicate(prop.target)
+    states = exp.states
+    avoid = bytearray(0 if target_fn(s) else 1 for s in states)
+    keep = avoid.__getitem__
+    bad = bytearray(len(states))  # can reach an end (dead end, terminal or cycle) avoiding the target
+    ends = bytearray(len(states))  # an end itself
+    for component in strongly_connected(graph, keep):
+        cyclic = is_cyclic(graph, component)
+        for node in component:
+            if cyclic or graph.out_degree(node) == 0:
+                ends[node] = 1
+        if cyclic or any(ends[n] for n in component) or any(bad[succ] for n in component for succ in graph.successors(n) if avoid[succ]):
+            for node in component:
+                bad[node] = 1
+    start = next((n for n in range(len(states)) if bad[n] and source_fn(states[n])), None)
+    if start is None:
+        return Finding("holds")
+    prefix = exp.path_to(start)
+    tail = shortest_path_within(graph, start, lambda n: ends[n] == 1, lambda n: avoid[n] == 1 and bad[n] == 1, include_source=True)
+    assert tail is not None
+    end = tail[-1]
+    path = prefix + tail[1:]
+    if graph.out_degree(end) == 0:
+        reason = "the game ends" if compiled.terminal(states[end]) else "the game is stuck"
+        return Finding("fails", path, shape="path", note=f"From a state where `from` holds, {reason} without `to` ever holding.")
+    members = {n for n in range(len(states)) if avoid[n] and bad[n]}
+    cycle = shortest_path_within(graph, end, lambda n: n == end, members.__contains__)
+    assert cycle is not None
+    return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")

@@ -1,0 +1,125 @@
+"""Graph algorithms over the reachable state graph, stored compactly.
+
+The explicit engine stores edges in compressed sparse row form (two `array('i')`), which costs
+4 bytes an edge; networkx would cost several hundred bytes a node and edge, too much for the
+millions of states a model can have. Tarjan's algorithm here is iterative (no recursion limit)
+and emits strongly connected components sinks first, which the termination and leads-to checks
+use directly as a reverse topological order.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from typing import Callable, Iterator
+
+
+class CSRGraph:
+    """Successor lists of nodes 0..n-1; node i's successors are edges[starts[i]:starts[i+1]]."""
+
+    def __init__(self) -> None:
+        self.starts = array("i", [0])
+        self.edges = array("i")
+
+    def close_node(self) -> None:
+        self.starts.append(len(self.edges))
+
+    @property
+    def size(self) -> int:
+        return len(self.starts) - 1
+
+    def successors(self, node: int) -> array:
+        return self.edges[self.starts[node] : self.starts[node + 1]]
+
+    def out_degree(self, node: int) -> int:
+        return self.starts[node + 1] - self.starts[node]
+
+
+def strongly_connected(graph: CSRGraph, keep: Callable[[int], bool]) -> Iterator[list[int]]:
+    """Tarjan's SCCs of the subgraph induced by nodes with keep(node), sinks first."""
+    n = graph.size
+    index = array("i", [-1]) * n
+    low = array("i", [0]) * n
+    on_stack = bytearray(n)
+    stack: list[int] = []
+    counter = 0
+    starts, edges = graph.starts, graph.edges
+    for root in range(n):
+        if index[root] != -1 or not keep(root):
+            continue
+        work = [(root, starts[root])]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = 1
+        while work:
+            node, pos = work[-1]
+            end = starts[node + 1]
+            advanced = False
+            while pos < end:
+                succ = edges[pos]
+                pos += 1
+                if not keep(succ):
+                    continue
+                if index[succ] == -1:
+                    work[-1] = (node, pos)
+                    index[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack[succ] = 1
+                    work.append((succ, starts[succ]))
+                    advanced = True
+                    break
+                if on_stack[succ] and index[succ] < low[node]:
+                    low[node] = index[succ]
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = 0
+                    component.append(member)
+                    if member == node:
+                        break
+                yield component
+
+
+def is_cyclic(graph: CSRGraph, component: list[int]) -> bool:
+    """Whether a component holds a cycle (several nodes, or one node with a self-loop)."""
+    if len(component) > 1:
+        return True
+    node = component[0]
+    return node in graph.successors(node)
+
+
+def shortest_path_within(graph: CSRGraph, source: int, goal: Callable[[int], bool], allowed: Callable[[int], bool], include_source: bool = False) -> list[int] | None:
+    """Breadth-first path from source to a node satisfying goal, through allowed nodes.
+
+    With include_source False the path has at least one step (so a cycle back to the source is
+    found when goal(source) holds)."""
+    if include_source and goal(source):
+        return [source]
+    parents: dict[int, int] = {}
+    queue = deque([source])
+    seen = {source}
+    while queue:
+        node = queue.popleft()
+        for succ in graph.successors(node):
+            if not allowed(succ):
+                continue
+            if goal(succ):
+                path = [succ, node]
+                while path[-1] != source:
+                    path.append(parents[path[-1]])
+                return path[::-1]
+            if succ not in seen:
+                seen.add(succ)
+                parents[succ] = node
+                queue.append(succ)
+    return None

@@ -1,0 +1,97 @@
+"""From an engine's finding to evidence a designer can trust.
+
+Whatever engine found a failure, its path is replayed step by step in the reference interpreter
+and the final situation is checked against the property's meaning (the invariant really is
+false there, the loop really returns to its start, the two forced rules really disagree). Only
+then does it become a `Trace`. Any disagreement raises `ReplayMismatch`: an engine bug must not
+be able to produce a false counterexample.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.errors import ModellingError
+from checker.lang.interp import Interpreter, State
+from checker.lang.model import Config, Model
+from checker.properties import BoundProperty
+from checker.trace import ReplayMismatch, Trace, make_step, replay_path
+
+
+def build_trace(
+    model: Model,
+    config: Config,
+    prop: BoundProperty,
+    states: list[State],
+    shape: str,
+    note: str,
+    loop_start: int | None = None,
+    last_action: str | None = None,
+    branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
+) -> Trace:
+    """Replay `states` and confirm that they break `prop`; returns the trace."""
+    actions: list[str | None] | None = None
+    if last_action is not None and len(states) > 1:
+        actions = [None] * (len(states) - 2) + [last_action]
+    steps = replay_path(model, config, states, actions)
+    interp = Interpreter(model, config)
+    trace = Trace(
+        game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
+        config=config, reading_label=config.reading_label(model), initial=states[0], steps=steps,
+        shape=shape, loop_start=loop_start, note=note,
+    )
+    confirm(interp, prop, trace, branch_actions)
+    final = trace.states()[-1]
+    if model.outcome is not None and interp.terminal(final):
+        trace.outcome = interp.eval(model.outcome, final)
+    return trace
+
+
+def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actions: tuple[tuple[str, dict[str, Any]], ...]) -> None:
+    """Check, in the interpreter, that the trace's last situation really breaks the property."""
+    states = trace.states()
+    last = states[-1]
+    kind = prop.kind
+
+    def require(condition: bool, what: str) -> None:
+        if not condition:
+            raise ReplayMismatch(f"{prop.id}: the replayed trace does not show {what}")
+
+    if trace.shape == "error":
+        try:
+            interp.transitions(last)
+        except ModellingError:
+            return
+        raise ReplayMismatch(f"{prop.id}: the modelling error does not recur in the interpreter")
+    if kind == "invariant":
+        require(not interp.eval(prop.expr, last), "a state where the invariant is false")
+    elif kind in ("unreachable", "reachable"):
+        require(bool(interp.eval(prop.expr, last)), "a state satisfying the expression")
+    elif kind == "after":
+        step = trace.steps[-1]
+        require(step.action == prop.action, f"a final `{prop.action}` step")
+        require(not interp.eval(prop.expr, last, step.params, old=states[-2]), "a transition after which the expression is false")
+    elif kind == "deadlock-free":
+        require(not interp.terminal(last) and not interp.transitions(last), "a non-terminal state with no enabled action")
+    elif kind == "deterministic":
+        moves = interp.transitions(last)
+        chosen = []
+        for name, params in branch_actions:
+            match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
+            require(match is not None and interp.model.actions[name].by == "rules", f"forced action `{name}` enabled at the end")
+            chosen.append(match)
+        require(len(chosen) == 2 and chosen[0].post != chosen[1].post, "two forced rules with different outcomes")
+        trace.branches = [make_step(interp.model, m, last) for m in chosen]
+    elif kind == "terminates" and trace.shape == "lasso":
+        require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
+        require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")
+    elif kind == "terminates":
+        require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
+    elif kind == "leads-to":
+        start = next((i for i, s in enumerate(states) if interp.eval(prop.source, s)), None)
+        require(start is not None, "a state where `from` holds")
+        require(not any(interp.eval(prop.target, s) for s in states[start:]), "a play from `from` that avoids `to`")
+        if trace.shape == "lasso":
+            require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
+        else:
+            require(not interp.transitions(last), "a play that ends (or sticks) without `to`")

@@ -1,0 +1,1 @@
+"""The model language: YAML loading, expressions, type checking and the compiled model."""

@@ -1,0 +1,567 @@
+"""From a merged YAML document to a validated `Model`.
+
+Sections are read in dependency order (domains, constants, readings, state, definitions, then
+everything that holds expressions), and every problem is raised as one located `RulecheckError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang.expr import Expr, Lit, Var
+from checker.lang.loader import load_merged
+from checker.lang.model import Action, Assign, Clause, Constant, InitElem, Model, Reading, Slot
+from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain
+from checker.lang.types import BOOL, INT, Domain, ElemType, enum
+from checker.lang.yamlsrc import YList, YMap
+
+TOP_KEYS = {
+    "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
+    "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
+    "remove_actions", "clauses",
+}
+REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
+ACTION_KEYS = {"by", "for", "when", "do", "weight", "rule", "only", "text"}
+CLAUSE_KEYS = {"at", "says", "status", "why"}
+READING_KEYS = {"clause", "question", "options", "default"}
+CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc"}
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+CLAUSE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+INT_TYPE = re.compile(r"^int\[\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\]$")
+
+
+def load_model(path: str) -> Model:
+    """Load, merge, validate and type-check the model at `path`."""
+    return ModelBuilder(path, load_merged(path)).build()
+
+
+def _keys(mapping: YMap, allowed: set[str], what: str) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise RulecheckError(f"unknown key `{key}` in {what}", mapping.key_loc(key), str(key), did_you_mean(str(key), allowed) or f"allowed: {', '.join(sorted(allowed))}")
+
+
+def _ident(name: Any, loc: Loc, what: str) -> str:
+    if not isinstance(name, str) or not IDENT.match(name):
+        raise RulecheckError(f"{what} must be a name (letters, digits, _)", loc, repr(name))
+    return name
+
+
+def _mapping(value: Any, loc: Loc, what: str) -> YMap:
+    if not isinstance(value, YMap):
+        raise RulecheckError(f"{what} must be a mapping", loc, repr(value)[:60])
+    return value
+
+
+def _id_list(value: Any, loc: Loc, what: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise RulecheckError(f"{what} takes a clause id or a list of clause ids", loc, repr(value)[:60])
+
+
+class ModelBuilder:
+    def __init__(self, path: str, doc: Any) -> None:
+        if not isinstance(doc, YMap):
+            raise RulecheckError("a model file is a mapping of sections", Loc(path, 1, 1))
+        self.path = path
+        self.doc = doc
+        self.domains: dict[str, Domain] = {}
+        self.domain_locs: dict[str, Loc] = {}
+
+    def loc(self, key: str) -> Loc:
+        return self.doc.value_loc(key)
+
+    # -- the whole model -----------------------------------------------------------------
+    def build(self) -> Model:
+        doc = self.doc
+        _keys(doc, TOP_KEYS, "a model")
+        for key in REQUIRED_KEYS:
+            if key not in doc:
+                raise RulecheckError(f"missing required section `{key}`", doc.loc, None, f"every model needs: {', '.join(REQUIRED_KEYS)}")
+        model_id = _ident(str(doc["id"]).replace("-", "_"), self.loc("id"), "`id`") and str(doc["id"])
+        clauses = self.clauses()
+        self.players()
+        self.declared_domains()
+        state_raw = _mapping(doc["state"], self.loc("state"), "`state`")
+        self.inline_enums(state_raw)
+        constants = self.constants()
+        readings = self.readings(clauses)
+        slots = self.slots(state_raw)
+        scope = Scope(
+            domains=self.domains,
+            slots={n: (s.elem, s.dims) for n, s in slots.items()},
+            constants={n: (c.elem, c.dims) for n, c in constants.items()},
+            readings={n: reading_domain(n, list(r.options)) for n, r in readings.items()},
+        )
+        self._check_name_clashes(scope)
+        scope.defines = self.defines(scope)
+        init = self.init(scope, slots)
+        init_where = self.expr_list(scope, "init_where")
+        terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
+        outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
+        actions = self.actions(scope, slots, readings, clauses)
+        source = doc.get("source") or {}
+        return Model(
+            game=str(doc["game"]), id=model_id, path=self.path, abstract=bool(doc.get("abstract", False)),
+            header=str(doc.get("header", "")), source=dict(source) if isinstance(source, dict) else {"document": str(source)},
+            domains=self.domains, constants=constants, readings=readings, slots=slots, init=init,
+            init_where=init_where, terminal=terminal, outcome=outcome, actions=actions, clauses=clauses, scope=scope,
+        )
+
+    # -- domains -------------------------------------------------------------------------
+    def add_domain(self, domain: Domain, loc: Loc) -> None:
+        if domain.name in self.domains:
+            raise RulecheckError(f"domain `{domain.name}` is declared twice (first at line {self.domain_locs[domain.name].line})", loc, domain.name)
+        self.domains[domain.name] = domain
+        self.domain_locs[domain.name] = loc
+
+    def enum_domain(self, name: str, members: Any, loc: Loc) -> Domain:
+        if not isinstance(members, list) or not members:
+            raise RulecheckError(f"`{name}` must list its members", loc, repr(members)[:60], "write `[a, b, c]`")
+        seen: set[str] = set()
+        for i, member in enumerate(members):
+            mloc = members.item_loc(i) if isinstance(members, YList) else loc
+            _ident(member, mloc, f"a member of `{name}`")
+            if member in seen:
+                raise RulecheckError(f"`{member}` is listed twice in `{name}`", mloc, member)
+            seen.add(member)
+        return Domain(name, members=tuple(members))
+
+    def players(self) -> None:
+        if "players" in self.doc:
+            self.add_domain(self.enum_domain("player", self.doc["players"], self.loc("players")), self.loc("players"))
+
+    def declared_domains(self) -> None:
+        raw = self.doc.get("domains")
+        if raw is None:
+            return
+        raw = _mapping(raw, self.loc("domains"), "`domains`")
+        for name, spec in raw.items():
+            loc = raw.value_loc(name)
+            _ident(name, raw.key_loc(name), "a domain name")
+            if isinstance(spec, YMap):
+                _keys(spec, {"range"}, f"domain `{name}`")
+                lo, hi = self.range_pair(spec.get("range"), spec.value_loc("range"), f"domain `{name}`")
+                self.add_domain(Domain(name, lo=lo, hi=hi), loc)
+            else:
+                self.add_domain(self.enum_domain(name, spec, loc), loc)
+
+    def inline_enums(self, state_raw: YMap) -> None:
+        for name, spec in state_raw.items():
+            if isinstance(spec, list):
+                self.add_domain(self.enum_domain(name, spec, state_raw.value_loc(name)), state_raw.value_loc(name))
+
+    @staticmethod
+    def range_pair(value: Any, loc: Loc, what: str) -> tuple[int, int]:
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            raise RulecheckError(f"{what} needs `range: [LOW, HIGH]` with two integers", loc, repr(value))
+        if value[0] > value[1]:
+            raise RulecheckError(f"{what}: empty range, {value[0]} > {value[1]}", loc, repr(value))
+        return value[0], value[1]
+
+    def domain_ref(self, name: Any, loc: Loc) -> Domain:
+        if not isinstance(name, str) or name not in self.domains:
+            raise RulecheckError(f"unknown domain `{name}`", loc, str(name), did_you_mean(str(name), self.domains) or f"domains: {', '.join(self.domains) or 'none declared'}")
+        return self.domains[name]
+
+    def dims(self, value: Any, loc: Loc) -> tuple[Domain, ...]:
+        if value is None:
+            return ()
+        names = value if isinstance(value, list) else [value]
+        return tuple(self.domain_ref(n, loc) for n in names)
+
+    def elem_type(self, spec: Any, loc: Loc, what: str) -> ElemType:
+        if spec == "bool":
+            return ElemType(BOOL)
+        if isinstance(spec, str):
+            match = INT_TYPE.match(spec.strip())
+            if match:
+                lo, hi = int(match.group(1)), int(match.group(2))
+                if lo > hi:
+                    raise RulecheckError(f"{what}: empty range {lo}..{hi}", loc, spec)
+                return ElemType(INT, lo, hi)
+            if spec == "int":
+                raise RulecheckError(f"{what}: state integers need bounds", loc, spec, "write `int[0..10]`")
+            if spec in self.domains:
+                dom = self.domains[spec]
+                return ElemType(dom.type) if dom.is_enum else ElemType(INT, dom.lo, dom.hi)
+        raise RulecheckError(f"{what}: unknown type `{spec}`", loc, str(spec), did_you_mean(str(spec), ["bool", *self.domains]) or "types are bool, int[LO..HI], or a domain name")
+
+    # -- constants -----------------------------------------------------------------------
+    def constants(self) -> dict[str, Constant]:
+        raw = self.doc.get("constants")
+        out: dict[str, Constant] = {}
+        if raw is None:
+            return out
+        raw = _mapping(raw, self.loc("constants"), "`constants`")
+        for name, spec in raw.items():
+            _ident(name, raw.key_loc(name), "a constant name")
+            spec = _mapping(spec, raw.value_loc(name), f"constant `{name}`")
+            _keys(spec, CONSTANT_KEYS, f"constant `{name}`")
+            if "type" not in spec:
+                raise RulecheckError(f"constant `{name}` is missing `type`", spec.loc, None, "write `type: int`, `type: bool` or `type: <domain>`")
+            type_name = spec["type"]
+            if type_name == "int":
+                elem = ElemType(INT, *self.range_pair(spec["range"], spec.value_loc("range"), f"constant `{name}`")) if "range" in spec else ElemType(INT)
+            else:
+                elem = self.elem_type(type_name, spec.value_loc("type"), f"constant `{name}`")
+            dims = self.dims(spec.get("of"), spec.value_loc("of"))
+            if dims:
+                if "value" not in spec:
+                    raise RulecheckError(f"table `{name}` is missing `value`", spec.loc, None, "give a value for every member of its domain(s)")
+                default = self.table(name, elem, dims, spec["value"], spec.value_loc("value"))
+            else:
+                key = "default" if "default" in spec else "value"
+                if key not in spec:
+                    raise RulecheckError(f"constant `{name}` is missing `default`", spec.loc)
+                default = self.literal(spec[key], elem, spec.value_loc(key), f"constant `{name}`")
+            out[name] = Constant(name, elem, dims, default, raw.value_loc(name), str(spec.get("doc", "")))
+        return out
+
+    def table(self, name: str, elem: ElemType, dims: tuple[Domain, ...], value: Any, loc: Loc) -> dict[tuple, Any]:
+        out: dict[tuple, Any] = {}
+
+        def fill(node: Any, node_loc: Loc, depth: int, prefix: tuple) -> None:
+            dom = dims[depth]
+            node = _mapping(node, node_loc, f"table `{name}` over {dom.name}")
+            for key in node:
+                if not dom.contains(key):
+                    raise RulecheckError(f"table `{name}`: `{key}` is not a member of {dom.name}", node.key_loc(key), str(key), did_you_mean(str(key), [str(v) for v in dom.values()]))
+            for member in dom.values():
+                if member not in node:
+                    raise RulecheckError(f"table `{name}` has no value for `{member}`", node.loc, None, f"give every member of {dom.name}")
+                if depth + 1 < len(dims):
+                    fill(node[member], node.value_loc(member), depth + 1, (*prefix, member))
+                else:
+                    out[(*prefix, member)] = self.literal(node[member], elem, node.value_loc(member), f"table `{name}`")
+
+        fill(value, loc, 0, ())
+        return out
+
+    def literal(self, value: Any, elem: ElemType, loc: Loc, what: str) -> Any:
+        kind = elem.type.kind
+        if kind == "bool":
+            if not isinstance(value, bool):
+                raise RulecheckError(f"{what}: expected true or false, found {value!r}", loc, str(value))
+            return value
+        if kind == "int":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise RulecheckError(f"{what}: expected an integer, found {value!r}", loc, str(value))
+            if elem.lo is not None and not elem.lo <= value <= elem.hi:
+                raise RulecheckError(f"{what}: {value} is out of its range {elem.lo}..{elem.hi}", loc, str(value))
+            return value
+        dom = self.domains[elem.type.domain]
+        if value not in dom.members:
+            raise RulecheckError(f"{what}: `{value}` is not a member of {dom.name}", loc, str(value), did_you_mean(str(value), dom.members) or f"{dom.name} is one of: {', '.join(dom.members)}")
+        return value
+
+    # -- readings ------------------------------------------------------------------------
+    def readings(self, clauses: dict[str, Clause]) -> dict[str, Reading]:
+        raw = self.doc.get("readings")
+        out: dict[str, Reading] = {}
+        if raw is None:
+            return out
+        raw = _mapping(raw, self.loc("readings"), "`readings`")
+        for name, spec in raw.items():
+            _ident(name, raw.key_loc(name), "a reading name")
+            spec = _mapping(spec, raw.value_loc(name), f"reading `{name}`")
+            _keys(spec, READING_KEYS, f"reading `{name}`")
+            for key in READING_KEYS:
+                if key not in spec:
+                    raise RulecheckError(f"reading `{name}` is missing `{key}`", spec.loc, None, "a reading has clause, question, options and default")
+            options = _mapping(spec["options"], spec.value_loc("options"), f"the options of reading `{name}`")
+            if len(options) < 2:
+                raise RulecheckError(f"reading `{name}` needs at least two options", spec.value_loc("options"))
+            for option in options:
+                _ident(option, options.key_loc(option), "an option name")
+            if spec["default"] not in options:
+                raise RulecheckError(f"reading `{name}`: default `{spec['default']}` is not one of its options", spec.value_loc("default"), str(spec["default"]), did_you_mean(str(spec["default"]), options))
+            cited = _id_list(spec["clause"], spec.value_loc("clause"), f"reading `{name}`")
+            self.check_citations(cited, clauses, spec.value_loc("clause"))
+            out[name] = Reading(name, cited, str(spec["question"]), {k: str(v) for k, v in options.items()}, spec["default"], raw.value_loc(name))
+        return out
+
+    # -- state ---------------------------------------------------------------------------
+    def slots(self, raw: YMap) -> dict[str, Slot]:
+        out: dict[str, Slot] = {}
+        for name, spec in raw.items():
+            _ident(name, raw.key_loc(name), "a slot name")
+            loc = raw.value_loc(name)
+            if isinstance(spec, list):
+                out[name] = Slot(name, ElemType(enum(name)), (), loc)
+            elif isinstance(spec, YMap):
+                _keys(spec, {"type", "of"}, f"slot `{name}`")
+                if "type" not in spec:
+                    raise RulecheckError(f"slot `{name}` is missing `type`", spec.loc)
+                out[name] = Slot(name, self.elem_type(spec["type"], spec.value_loc("type"), f"slot `{name}`"), self.dims(spec.get("of"), spec.value_loc("of")), loc)
+            else:
+                out[name] = Slot(name, self.elem_type(spec, loc, f"slot `{name}`"), (), loc)
+        return out
+
+    def _check_name_clashes(self, scope: Scope) -> None:
+        seen: dict[str, str] = {}
+        for kind, names in (("slot", scope.slots), ("constant", scope.constants)):
+            for name in names:
+                if name in seen:
+                    raise RulecheckError(f"`{name}` is both a {seen[name]} and a {kind}", self.doc.loc, name)
+                seen[name] = kind
+
+    # -- definitions ---------------------------------------------------------------------
+    def defines(self, scope: Scope) -> dict[str, DefineSrc]:
+        raw = self.doc.get("define")
+        out: dict[str, DefineSrc] = {}
+        if raw is None:
+            return out
+        raw = _mapping(raw, self.loc("define"), "`define`")
+        for key, body in raw.items():
+            kloc = raw.key_loc(key)
+            try:
+                head = ast.parse(str(key), mode="eval").body
+            except SyntaxError:
+                raise RulecheckError("a definition is `name` or `name(a, b)`", kloc, str(key)) from None
+            if isinstance(head, ast.Name):
+                name, params = head.id, ()
+            elif isinstance(head, ast.Call) and isinstance(head.func, ast.Name) and all(isinstance(a, ast.Name) for a in head.args):
+                name, params = head.func.id, tuple(a.id for a in head.args)
+            else:
+                raise RulecheckError("a definition is `name` or `name(a, b)`", kloc, str(key))
+            if name in scope.slots or name in scope.constants:
+                raise RulecheckError(f"definition `{name}` hides a slot or constant of the same name", kloc, name)
+            if name in out:
+                raise RulecheckError(f"definition `{name}` is given twice", kloc, name)
+            if not isinstance(body, (str, int, bool)):
+                raise RulecheckError(f"definition `{name}` must be an expression", raw.value_loc(key))
+            out[name] = DefineSrc(name, params, str(body) if not isinstance(body, bool) else ("True" if body else "False"), raw.value_loc(key))
+        scope.defines = out
+        for define in out.values():
+            if not define.params:
+                ExprChecker(scope, define.text, define.loc, define_stack=()).check(None)
+        return out
+
+    def expr_list(self, scope: Scope, key: str) -> tuple[Expr, ...]:
+        raw = self.doc.get(key)
+        if raw is None:
+            return ()
+        if isinstance(raw, list):
+            return tuple(check_expr(scope, item, raw.item_loc(i), BOOL) for i, item in enumerate(raw))
+        return (check_expr(scope, raw, self.loc(key), BOOL),)
+
+    # -- init ----------------------------------------------------------------------------
+    def init(self, scope: Scope, slots: dict[str, Slot]) -> dict[str, dict[tuple, InitElem]]:
+        raw = _mapping(self.doc["init"], self.loc("init"), "`init`")
+        out: dict[str, dict[tuple, InitElem]] = {}
+        for name in raw:
+            if name not in slots:
+                raise RulecheckError(f"`init` names an unknown slot `{name}`", raw.key_loc(name), str(name), did_you_mean(str(name), slots))
+        for name, slot in slots.items():
+            if name not in raw:
+                raise RulecheckError(f"slot `{name}` has no initial value", raw.loc, None, f"add `{name}: ...` under init")
+            out[name] = self.init_slot(scope, slot, raw[name], raw.value_loc(name), 0, ())
+        return out
+
+    def init_slot(self, scope: Scope, slot: Slot, spec: Any, loc: Loc, depth: int, prefix: tuple) -> dict[tuple, InitElem]:
+        remaining = slot.dims[depth:]
+        if isinstance(spec, YMap) and "choose" in spec:
+            _keys(spec, {"choose"}, f"the choice for `{slot.name}`")
+            elem = self.init_choice(scope, slot, spec["choose"], spec.value_loc("choose"))
+            return {(*prefix, *rest): elem for rest in _product(remaining)}
+        if isinstance(spec, YMap) and remaining:
+            dom = remaining[0]
+            for key in spec:
+                if not dom.contains(key):
+                    raise RulecheckError(f"init of `{slot.name}`: `{key}` is not a member of {dom.name}", spec.key_loc(key), str(key), did_you_mean(str(key), [str(v) for v in dom.values()]))
+            out: dict[tuple, InitElem] = {}
+            for member in dom.values():
+                if member not in spec:
+                    raise RulecheckError(f"init of `{slot.name}` has no value for `{member}`", spec.loc, None, f"give every member of {dom.name}, or one value for all")
+                out.update(self.init_slot(scope, slot, spec[member], spec.value_loc(member), depth + 1, (*prefix, member)))
+            return out
+        value = self.init_value(scope, slot, spec, loc)
+        return {(*prefix, *rest): InitElem(value=value) for rest in _product(remaining)}
+
+    def init_value(self, scope: Scope, slot: Slot, spec: Any, loc: Loc) -> Expr:
+        constants_only = Scope(scope.domains, {}, scope.constants, scope.readings, scope.defines)
+        expr = check_expr(constants_only, spec, loc, slot.elem.type)
+        self.check_literal_range(expr, slot, loc)
+        return expr
+
+    def init_choice(self, scope: Scope, slot: Slot, choice: Any, loc: Loc) -> InitElem:
+        if choice == "any":
+            return InitElem()
+        if isinstance(choice, str) and choice in self.domains:
+            dom = self.domains[choice]
+            return InitElem(choices=tuple(self.init_value(scope, slot, v, loc) for v in dom.values()))
+        if isinstance(choice, list) and choice:
+            return InitElem(choices=tuple(self.init_value(scope, slot, v, choice.item_loc(i)) for i, v in enumerate(choice)))
+        raise RulecheckError(f"`choose` for `{slot.name}` takes a domain, a list of values, or `any`", loc, repr(choice)[:60])
+
+    @staticmethod
+    def check_literal_range(expr: Expr, slot: Slot, loc: Loc) -> None:
+        elem = slot.elem
+        if isinstance(expr, Lit) and elem.type == INT and elem.lo is not None and not elem.lo <= expr.value <= elem.hi:
+            raise RulecheckError(f"{expr.value} is outside the range of `{slot.name}` ({elem.lo}..{elem.hi})", expr.loc or loc, str(expr.value))
+
+    # -- actions -------------------------------------------------------------------------
+    def actions(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause]) -> dict[str, Action]:
+        raw = _mapping(self.doc["actions"], self.loc("actions"), "`actions`")
+        if not raw:
+            raise RulecheckError("a model needs at least one action", self.loc("actions"))
+        return {name: self.action(scope, slots, readings, clauses, _ident(name, raw.key_loc(name), "an action name"), raw[name], raw.value_loc(name)) for name in raw}
+
+    def action(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause], name: str, spec: Any, loc: Loc) -> Action:
+        spec = _mapping(spec, loc, f"action `{name}`")
+        _keys(spec, ACTION_KEYS, f"action `{name}`")
+        for key in ("by", "rule"):
+            if key not in spec:
+                raise RulecheckError(f"action `{name}` is missing `{key}`", spec.loc, None, "every action says who acts (`by`) and which clause(s) it formalises (`rule`)")
+        params: dict[str, Domain] = {}
+        if "for" in spec:
+            raw_params = _mapping(spec["for"], spec.value_loc("for"), f"`for` of action `{name}`")
+            for pname, dname in raw_params.items():
+                _ident(pname, raw_params.key_loc(pname), "a parameter name")
+                params[pname] = self.domain_ref(dname, raw_params.value_loc(pname))
+        bindings: dict[str, Binding] = dict(params)
+        by, actor = self.actor(scope, spec["by"], spec.value_loc("by"), bindings, name)
+        guard = check_expr(scope, spec.get("when", True), spec.value_loc("when"), BOOL, bindings)
+        weight = None
+        if "weight" in spec:
+            if by != "chance":
+                raise RulecheckError(f"action `{name}`: only chance actions have a `weight`", spec.key_loc("weight"), "weight", "remove it, or make the action `by: chance`")
+            weight = check_expr(scope, spec["weight"], spec.value_loc("weight"), INT, bindings)
+        assigns = self.assigns(scope, slots, spec.get("do"), spec.value_loc("do"), bindings, name)
+        rule = _id_list(spec["rule"], spec.value_loc("rule"), f"action `{name}`")
+        self.check_citations(rule, clauses, spec.value_loc("rule"))
+        only = self.only(spec.get("only"), spec.value_loc("only"), readings, name)
+        return Action(name, by, actor, tuple(params.items()), guard, weight, assigns, rule, only, str(spec.get("text", "")), loc)
+
+    def actor(self, scope: Scope, by: Any, loc: Loc, bindings: dict[str, Binding], name: str) -> tuple[str, Expr | None]:
+        if by in ("chance", "rules"):
+            return by, None
+        if "player" not in self.domains:
+            raise RulecheckError(f"action `{name}`: `by` is chance, rules, or a player, but the model declares no players", loc, str(by), "add `players: [...]` or use `by: rules`/`by: chance`")
+        return "player", check_expr(scope, by, loc, enum("player"), bindings)
+
+    def only(self, raw: Any, loc: Loc, readings: dict[str, Reading], name: str) -> dict[str, tuple[str, ...]]:
+        if raw is None:
+            return {}
+        raw = _mapping(raw, loc, f"`only` of action `{name}`")
+        out: dict[str, tuple[str, ...]] = {}
+        for reading, options in raw.items():
+            if reading not in readings:
+                raise RulecheckError(f"`only` names an unknown reading `{reading}`", raw.key_loc(reading), str(reading), did_you_mean(str(reading), readings))
+            chosen = tuple(options) if isinstance(options, list) else (options,)
+            for option in chosen:
+                if option not in readings[reading].options:
+                    raise RulecheckError(f"`only`: `{option}` is not an option of reading `{reading}`", raw.value_loc(reading), str(option), did_you_mean(str(option), readings[reading].options) or f"options: {', '.join(readings[reading].options)}")
+            out[reading] = chosen
+        return out
+
+    def assigns(self, scope: Scope, slots: dict[str, Slot], raw: Any, loc: Loc, bindings: dict[str, Binding], name: str) -> tuple[Assign, ...]:
+        if raw is None:
+            return ()
+        raw = _mapping(raw, loc, f"`do` of action `{name}`")
+        out: list[Assign] = []
+        for target, value in raw.items():
+            tloc = raw.key_loc(target)
+            assign = self.assign(scope, slots, str(target), tloc, value, raw.value_loc(target), bindings)
+            for earlier in out:
+                if certainly_overlap(earlier, assign):
+                    raise RulecheckError(f"action `{name}` assigns `{assign.slot}` twice (`{earlier.text}` and `{target}`)", tloc, str(target), "an action's assignments are simultaneous; write each slot element once")
+            out.append(assign)
+        return tuple(out)
+
+    def assign(self, scope: Scope, slots: dict[str, Slot], target: str, tloc: Loc, value: Any, vloc: Loc, bindings: dict[str, Binding]) -> Assign:
+        node = _parse_target(target, tloc)
+        bound: list[tuple[str, Domain]] = []
+        if isinstance(node, ast.GeneratorExp):
+            for comp in node.generators:
+                if not isinstance(comp.target, ast.Name) or not isinstance(comp.iter, ast.Name) or comp.ifs:
+                    raise RulecheckError("a whole-domain assignment is `slot[x] for x in domain`", tloc, target)
+                bound.append((comp.target.id, self.domain_ref(comp.iter.id, tloc)))
+            node = node.elt
+        inner = {**bindings, **dict(bound)}
+        indices_nodes: list[ast.AST] = []
+        current = node
+        while isinstance(current, ast.Subscript):
+            indices_nodes.insert(0, current.slice)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            raise RulecheckError("an assignment target is a slot, `slot[i]`, or `slot[x] for x in domain`", tloc, target)
+        if current.id not in slots:
+            raise RulecheckError(f"unknown slot `{current.id}`", tloc, target, did_you_mean(current.id, slots) or ("constants cannot be assigned" if current.id in scope.constants else None))
+        slot = slots[current.id]
+        if len(indices_nodes) > len(slot.dims):
+            raise RulecheckError(f"`{slot.name}` has {len(slot.dims)} dimension(s), found {len(indices_nodes)} indices", tloc, target)
+        checker = ExprChecker(scope, target, tloc, inner)
+        indices = tuple(checker.index(ix, dom, slot.name) for ix, dom in zip(indices_nodes, slot.dims))
+        expr = check_expr(scope, value, vloc, slot.elem.type, inner)
+        self.check_literal_range(expr, slot, vloc)
+        return Assign(slot.name, indices, tuple(bound), expr, tloc, target)
+
+    # -- clauses -------------------------------------------------------------------------
+    def clauses(self) -> dict[str, Clause]:
+        raw = self.doc.get("clauses")
+        out: dict[str, Clause] = {}
+        if raw is None:
+            return out
+        raw = _mapping(raw, self.loc("clauses"), "`clauses`")
+        for cid, spec in raw.items():
+            kloc = raw.key_loc(cid)
+            if not isinstance(cid, str) or not CLAUSE_ID.match(cid):
+                raise RulecheckError("a clause id is letters, digits, `-`, `.` and `_`", kloc, repr(cid))
+            spec = _mapping(spec, raw.value_loc(cid), f"clause `{cid}`")
+            _keys(spec, CLAUSE_KEYS, f"clause `{cid}`")
+            for key in ("at", "says"):
+                if key not in spec:
+                    raise RulecheckError(f"clause `{cid}` is missing `{key}`", spec.loc, None, "a clause has `at` (where it is) and `says` (a short quote)")
+            status = str(spec.get("status", "rule"))
+            if status not in ("rule", "out-of-scope"):
+                raise RulecheckError(f"clause `{cid}`: unknown status `{status}`", spec.value_loc("status"), status, "status is `out-of-scope` (with `why`) or absent")
+            if status == "out-of-scope" and not spec.get("why"):
+                raise RulecheckError(f"clause `{cid}` is out of scope but says not `why`", spec.loc, None, "add `why: ...`")
+            out[cid] = Clause(cid, str(spec["at"]), str(spec["says"]), status, str(spec.get("why", "")), kloc)
+        return out
+
+    @staticmethod
+    def check_citations(cited: tuple[str, ...], clauses: dict[str, Clause], loc: Loc) -> None:
+        for cid in cited:
+            if cid not in clauses:
+                raise RulecheckError(f"unknown clause `{cid}`", loc, cid, did_you_mean(cid, clauses) or "add it to the model's clauses.yaml")
+
+
+def _parse_target(target: str, loc: Loc) -> ast.AST:
+    for text in (target, f"({target})"):
+        try:
+            return ast.parse(text, mode="eval").body
+        except SyntaxError:
+            continue
+    raise RulecheckError("cannot parse assignment target", loc, target, "a target is `slot`, `slot[i]`, or `slot[x] for x in domain`")
+
+
+def certainly_overlap(a: Assign, b: Assign) -> bool:
+    """Whether two assignments write a common element whatever the state.
+
+    Per shared dimension: the same index expression, or an index bound by a whole-domain
+    `for`, certainly meets the other; different expressions might not (a computed clash is
+    caught when the action runs). Missing trailing indices broadcast, so they meet anything."""
+    if a.slot != b.slot:
+        return False
+    a_bound = {n for n, _ in a.bound}
+    b_bound = {n for n, _ in b.bound}
+    for x, y in zip(a.indices, b.indices):
+        x_all = isinstance(x, Var) and x.name in a_bound
+        y_all = isinstance(y, Var) and y.name in b_bound
+        if not (x_all or y_all or x == y):
+            return False
+    return True
+
+
+def _product(dims: tuple[Domain, ...]) -> list[tuple]:
+    import itertools
+
+    return list(itertools.product(*(d.values() for d in dims)))

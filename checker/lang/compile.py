@@ -1,0 +1,488 @@
+"""Compiling a model, under one configuration, into Python functions over packed states.
+
+Constants and readings are fixed per configuration, so they are folded into the code; action
+parameters and aggregate variables range over finite domains, so they are unrolled, which turns
+most indices into constant bit offsets. The result is one `successors(s)` function per model
+configuration, generated as Python source and compiled once: the explicit engine calls it for
+every state it visits. Its semantics are the interpreter's (`checker.lang.interp`), and a
+hypothesis test holds the two to each other.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from checker.errors import ModellingError
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.interp import Interpreter
+from checker.lang.layout import Layout
+from checker.lang.model import Action, Assign, Config, Model
+
+_NOVALUE = object()
+
+
+@dataclass
+class Code:
+    """Python source for an expression, and its value when known at compile time."""
+
+    text: str
+    value: Any = _NOVALUE
+
+    @property
+    def const(self) -> bool:
+        return self.value is not _NOVALUE
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An action with its parameters bound: one candidate transition per state."""
+
+    id: int
+    action: Action
+    params: tuple[tuple[str, Any], ...]
+
+    @property
+    def forced(self) -> bool:
+        return self.action.by == "rules"
+
+
+def _lit(value: Any) -> Code:
+    return Code(repr(value), value)
+
+
+# -- run-time helpers the generated code calls ----------------------------------------------
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise ModellingError("division by zero")
+    return a // b
+
+
+def _mod(a: int, b: int) -> int:
+    if b == 0:
+        raise ModellingError("division by zero")
+    return a % b
+
+
+def _ix(value: int, lo: int, size: int, name: str) -> int:
+    if not lo <= value < lo + size:
+        raise ModellingError(f"index {value} of `{name}` is outside {lo}..{lo + size - 1}")
+    return value - lo
+
+
+def _range(action: str, slot: str, value: int, lo: int, hi: int) -> None:
+    raise ModellingError(f"action `{action}` writes {value} to `{slot}`, outside its range {lo}..{hi}")
+
+
+def _twice(action: str, slot: str) -> None:
+    raise ModellingError(f"action `{action}` writes `{slot}` twice")
+
+
+def _pick(fn: Callable, values: list, op: str) -> int:
+    kept = [v for v in values if v is not _SKIP]
+    if not kept:
+        raise ModellingError(f"{op}() over no values")
+    return fn(kept)
+
+
+_SKIP = object()
+HELPERS = {"_div": _div, "_mod": _mod, "_ix": _ix, "_range": _range, "_twice": _twice, "_pick": _pick, "_SKIP": _SKIP, "min": min, "max": max, "abs": abs}
+
+_FOLD = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+@dataclass
+class Emitter:
+    """Turns IR into Python source over the packed state `s` (and `o` for old(...))."""
+
+    model: Model
+    config: Config
+    layout: Layout
+    reads: Counter = field(default_factory=Counter)
+    cached: set[tuple[str, int]] = field(default_factory=set)
+
+    # -- values ------------------------------------------------------------------------
+    def encode(self, value: Any, expr: Expr) -> Any:
+        """A readable value as the generated code represents it (enums as member index)."""
+        if expr.type.kind == "enum":
+            return self.model.scope.domain_of(expr.type).members.index(value)
+        return value
+
+    def decode(self, value: Any, expr: Expr) -> Any:
+        if expr.type.kind == "enum":
+            return self.model.scope.domain_of(expr.type).members[value]
+        if expr.type.kind == "bool":
+            return bool(value)
+        return value
+
+    # -- expressions ---------------------------------------------------------------------
+    def emit(self, expr: Expr, env: dict[str, Any], state: str = "s") -> Code:
+        method = getattr(self, f"emit_{type(expr).__name__}")
+        return method(expr, env, state)
+
+    def emit_Lit(self, expr: Lit, env: dict[str, Any], state: str) -> Code:
+        return _lit(self.encode(expr.value, expr))
+
+    def emit_Var(self, expr: Var, env: dict[str, Any], state: str) -> Code:
+        return _lit(env[expr.name])
+
+    def emit_ReadingRef(self, expr: ReadingRef, env: dict[str, Any], state: str) -> Code:
+        return _lit(self.encode(self.config.readings[expr.name], expr))
+
+    def emit_ConstRef(self, expr: ConstRef, env: dict[str, Any], state: str) -> Code:
+        value = self.config.constants[expr.name]
+        if not expr.indices:
+            return _lit(self.encode(value, expr))
+        const = self.model.constants[expr.name]
+        keys = list(itertools.product(*(d.values() for d in const.dims)))
+        element = self.element_number(expr, const.dims, env, state)
+        if element.const:
+            return _lit(self.encode(value[keys[element.value]], expr))
+        table = tuple(self.encode(value[k], expr) for k in keys)
+        return Code(f"{table!r}[{element.text}]")
+
+    def element_number(self, expr: SlotRef | ConstRef, dims: tuple, env: dict[str, Any], state: str) -> Code:
+        """Row-major element number of an indexed slot or table, checked against its domains."""
+        parts: list[Code] = []
+        stride = 1
+        strides = []
+        for dom in reversed(dims):
+            strides.insert(0, stride)
+            stride *= dom.size
+        for index, dom, step in zip(expr.indices, dims, strides):
+            code = self.emit(index, env, state)
+            if dom.is_enum:
+                position = code
+            elif code.const:
+                if not dom.contains(code.value):
+                    return Code(f"_ix({code.value}, {dom.lo}, {dom.size}, {expr.name!r})")
+                position = _lit(code.value - dom.lo)
+            else:
+                position = Code(f"_ix({code.text}, {dom.lo}, {dom.size}, {expr.name!r})")
+            parts.append(position if step == 1 else self.arith("*", position, _lit(step)))
+        total = parts[0] if parts else _lit(0)
+        for part in parts[1:]:
+            total = self.arith("+", total, part)
+        return total
+
+    def emit_SlotRef(self, expr: SlotRef, env: dict[str, Any], state: str) -> Code:
+        slot_layout = self.layout.slots[expr.name]
+        element = self.element_number(expr, self.model.slots[expr.name].dims, env, state)
+        mask = (1 << slot_layout.width) - 1
+        if element.const:
+            raw = self.read(state, slot_layout.base + element.value * slot_layout.width, mask)
+        else:
+            shift = f"({slot_layout.base} + ({element.text}) * {slot_layout.width})"
+            raw = f"(({state} >> {shift}) & {mask})"
+        lo = self.model.slots[expr.name].elem.lo or 0
+        return Code(f"({raw} + {lo})") if lo else Code(raw)
+
+    def read(self, state: str, offset: int, mask: int) -> str:
+        key = (state, offset)
+        self.reads[key] += 1
+        if key in self.cached:
+            return f"{state}_{offset}"
+        if offset == 0:
+            return f"({state} & {mask})"
+        return f"(({state} >> {offset}) & {mask})"
+
+    def emit_Unary(self, expr: Unary, env: dict[str, Any], state: str) -> Code:
+        operand = self.emit(expr.operand, env, state)
+        if expr.op == "not":
+            return _lit(not operand.value) if operand.const else Code(f"(not {operand.text})")
+        if expr.op == "neg":
+            return _lit(-operand.value) if operand.const else Code(f"(-{operand.text})")
+        return _lit(abs(operand.value)) if operand.const else Code(f"abs({operand.text})")
+
+    def arith(self, op: str, left: Code, right: Code) -> Code:
+        if left.const and right.const and op in _FOLD:
+            return _lit(_FOLD[op](left.value, right.value))
+        if op in ("//", "%"):
+            if right.const and right.value != 0:
+                if left.const:
+                    return _lit(left.value // right.value if op == "//" else left.value % right.value)
+                return Code(f"({left.text} {op} {right.text})")
+            helper = "_div" if op == "//" else "_mod"
+            return Code(f"{helper}({left.text}, {right.text})")
+        if op == "+" and right.const and right.value == 0:
+            return left
+        if op == "+" and left.const and left.value == 0:
+            return right
+        return Code(f"({left.text} {op} {right.text})")
+
+    def emit_Binary(self, expr: Binary, env: dict[str, Any], state: str) -> Code:
+        left = self.emit(expr.left, env, state)
+        if expr.op == "and":
+            if left.const:
+                return self.emit(expr.right, env, state) if left.value else _lit(False)
+            right = self.emit(expr.right, env, state)
+            if right.const and right.value:
+                return Code(f"bool({left.text})")
+            return Code(f"({left.text} and {right.text})")
+        if expr.op == "or":
+            if left.const:
+                return _lit(True) if left.value else self.emit(expr.right, env, state)
+            right = self.emit(expr.right, env, state)
+            if right.const and not right.value:
+                return Code(f"bool({left.text})")
+            return Code(f"({left.text} or {right.text})")
+        right = self.emit(expr.right, env, state)
+        return self.arith(expr.op, left, right)
+
+    def emit_Cond(self, expr: Cond, env: dict[str, Any], state: str) -> Code:
+        test = self.emit(expr.test, env, state)
+        if test.const:
+            return self.emit(expr.then if test.value else expr.orelse, env, state)
+        then = self.emit(expr.then, env, state)
+        orelse = self.emit(expr.orelse, env, state)
+        return Code(f"({then.text} if {test.text} else {orelse.text})")
+
+    def emit_Call(self, expr: Call, env: dict[str, Any], state: str) -> Code:
+        args = [self.emit(a, env, state) for a in expr.args]
+        if expr.fn in ("min", "max"):
+            if all(a.const for a in args):
+                return _lit((min if expr.fn == "min" else max)(a.value for a in args))
+            return Code(f"{expr.fn}({', '.join(a.text for a in args)})")
+        size = expr.domain.size
+        step = 1 if expr.fn == "succ" else size - 1
+        if args[0].const:
+            return _lit((args[0].value + step) % size)
+        return Code(f"(({args[0].text} + {step}) % {size})")
+
+    def emit_Old(self, expr: Old, env: dict[str, Any], state: str) -> Code:
+        return self.emit(expr.operand, env, "o")
+
+    def emit_Agg(self, expr: Agg, env: dict[str, Any], state: str) -> Code:
+        names = [n for n, _ in expr.bound]
+        terms: list[tuple[Code, Code]] = []  # (where, body)
+        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
+            where = self.emit(expr.where, inner, state) if expr.where is not None else _lit(True)
+            if where.const and not where.value:
+                continue
+            terms.append((where, self.emit(expr.body, inner, state)))
+        op = expr.op
+        if op in ("sum", "count"):
+            pieces = []
+            for where, body in terms:
+                value = body if op == "sum" else (_lit(1 if body.value else 0) if body.const else Code(f"(1 if {body.text} else 0)"))
+                if not where.const:
+                    value = Code(f"({value.text} if {where.text} else 0)")
+                pieces.append(value)
+            total = _lit(0)
+            for piece in pieces:
+                total = self.arith("+", total, piece)
+            return total
+        if op in ("any", "all"):
+            pieces = []
+            for where, body in terms:
+                if where.const:
+                    pieces.append(body)
+                elif op == "any":
+                    pieces.append(Code(f"({where.text} and {body.text})"))
+                else:
+                    pieces.append(Code(f"(not {where.text} or {body.text})"))
+            if op == "any":
+                if any(p.const and p.value for p in pieces):
+                    return _lit(True)
+                live = [p for p in pieces if not p.const]
+                return Code(f"({' or '.join(p.text for p in live)})") if live else _lit(False)
+            if any(p.const and not p.value for p in pieces):
+                return _lit(False)
+            live = [p for p in pieces if not p.const]
+            return Code(f"({' and '.join(p.text for p in live)})") if live else _lit(True)
+        if all(w.const for w, _ in terms):
+            if not terms:
+                return Code(f"_pick({op}, [], {op!r})")
+            if all(b.const for _, b in terms):
+                return _lit((min if op == "min" else max)(b.value for _, b in terms))
+            return Code(f"{op}({', '.join(b.text for _, b in terms)})" if len(terms) > 1 else terms[0][1].text)
+        items = ", ".join(b.text if w.const else f"({b.text} if {w.text} else _SKIP)" for w, b in terms)
+        return Code(f"_pick({op}, [{items}], {op!r})")
+
+
+class CompiledModel:
+    """A model under one configuration, as fast Python functions over packed states."""
+
+    def __init__(self, model: Model, config: Config) -> None:
+        self.model = model
+        self.config = config
+        self.layout = Layout(model)
+        self.interpreter = Interpreter(model, config)
+        self.instances = self._instances()
+        self.source = self._successor_source()
+        namespace: dict[str, Any] = dict(HELPERS)
+        exec(compile(self.source, f"<compiled {model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
+        self.successors: Callable[[int], list[tuple[int, int]]] = namespace["successors"]
+        self.terminal: Callable[[int], bool] = self.predicate(model.terminal)
+        self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states()]
+
+    def _instances(self) -> list[Instance]:
+        active = self.interpreter.active_actions()
+        ordered = [a for a in active if a.by == "rules"] + [a for a in active if a.by != "rules"]
+        out: list[Instance] = []
+        for action in ordered:
+            for params in action.param_bindings():
+                out.append(Instance(len(out), action, tuple(params.items())))
+        return out
+
+    def encoded_params(self, instance: Instance) -> dict[str, Any]:
+        return {name: (dom.code(value) if dom.is_enum else value) for (name, value), (_, dom) in zip(instance.params, instance.action.params)}
+
+    # -- standalone expressions ----------------------------------------------------------
+    def function(self, expr: Expr, env: dict[str, Any] | None = None, with_old: bool = False) -> Callable:
+        """A function of the packed state (and the old state) returning the encoded value."""
+        emitter = Emitter(self.model, self.config, self.layout)
+        code = emitter.emit(expr, env or {})
+        args = "s, o" if with_old else "s"
+        namespace: dict[str, Any] = dict(HELPERS)
+        exec(f"def f({args}):\n    return {code.text}\n", namespace)  # noqa: S102
+        return namespace["f"]
+
+    def predicate(self, expr: Expr, env: dict[str, Any] | None = None) -> Callable[[int], bool]:
+        return self.function(expr, env)
+
+    def evaluator(self, expr: Expr) -> Callable[[int], Any]:
+        """A function returning the readable value (enum member names, bools), for reports."""
+        emitter = Emitter(self.model, self.config, self.layout)
+        raw = self.function(expr)
+        return lambda s: emitter.decode(raw(s), expr)
+
+    # -- the successor function ----------------------------------------------------------
+    def _successor_source(self) -> str:
+        emitter = Emitter(self.model, self.config, self.layout)
+        for instance in self.instances:  # a first pass only counts which fields guards read
+            self._guard(emitter, instance)
+        emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
+        lines = ["def successors(s):"]
+        for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
+            mask = next(f.mask for f in self.layout.fields if f.offset == offset)
+            lines.append(f"    s_{offset} = (s >> {offset}) & {mask}" if offset else f"    s_0 = s & {mask}")
+        forced_blocks: list[tuple[Code, list[str]]] = []
+        free_blocks: list[tuple[Code, list[str]]] = []
+        for instance in self.instances:
+            guard = self._guard(emitter, instance)
+            if guard.const and not guard.value:
+                continue
+            block = self._effect_block(emitter, instance, self.encoded_params(instance), "f" if instance.forced else "r")
+            (forced_blocks if instance.forced else free_blocks).append((guard, block))
+        if forced_blocks:
+            lines.append("    f = []")
+            for guard, block in forced_blocks:
+                lines.extend(self._guarded(guard, block))
+            lines.append("    if f:")
+            lines.append("        return f")
+        lines.append("    r = []")
+        for guard, block in free_blocks:
+            lines.extend(self._guarded(guard, block))
+        lines.append("    return r")
+        return "\n".join(lines) + "\n"
+
+    def _guard(self, emitter: Emitter, instance: Instance) -> Code:
+        """The guard, and for a chance action also `weight > 0`."""
+        env = self.encoded_params(instance)
+        guard = emitter.emit(instance.action.guard, env)
+        if instance.action.weight is not None and not (guard.const and not guard.value):
+            guard = self._and(guard, emitter.arith(">", emitter.emit(instance.action.weight, env), _lit(0)))
+        return guard
+
+    @staticmethod
+    def _and(left: Code, right: Code) -> Code:
+        if left.const:
+            return right if left.value else left
+        if right.const:
+            return left if right.value else right
+        return Code(f"({left.text} and {right.text})")
+
+    @staticmethod
+    def _guarded(guard: Code, block: list[str]) -> list[str]:
+        if guard.const:
+            return [f"    {line}" for line in block]
+        return [f"    if {guard.text}:"] + [f"        {line}" for line in block]
+
+    def _effect_block(self, emitter: Emitter, instance: Instance, env: dict[str, Any], target: str) -> list[str]:
+        """Statements computing the post-state from `s` and appending it to `target`."""
+        action = instance.action
+        lines: list[str] = []
+        clear = 0
+        static_sets: list[str] = []
+        dynamic: list[tuple[str, str, int, str]] = []  # (offset expr, value var, mask, slot)
+        counter = itertools.count()
+        static_offsets: dict[int, str] = {}
+        for assign in action.assigns:
+            for write in self._writes(emitter, assign, env):
+                offset, value_code, slot = write
+                var = f"v{next(counter)}"
+                lines.extend(self._value_lines(action, assign, value_code, var))
+                sl = self.layout.slots[slot]
+                field_mask = (1 << sl.width) - 1
+                if offset.const:
+                    if offset.value in static_offsets:
+                        raise ModellingError(f"action `{action.name}` writes `{slot}` twice")
+                    static_offsets[offset.value] = slot
+                    clear |= field_mask << offset.value
+                    static_sets.append(f"({var} << {offset.value})" if offset.value else var)
+                else:
+                    ovar = f"o{next(counter)}"
+                    lines.append(f"{ovar} = {offset.text}")
+                    dynamic.append((ovar, var, field_mask, slot))
+        # Two writes meeting at run time are a modelling error, as in the interpreter.
+        for i, (ovar, _, _, slot) in enumerate(dynamic):
+            others = [o for o, _, _, s in dynamic[:i] if s == slot] + [str(off) for off, s in static_offsets.items() if s == slot]
+            for other in others:
+                lines.append(f"if {ovar} == {other}: _twice({action.name!r}, {slot!r})")
+        full = (1 << max(self.layout.bits, 1)) - 1
+        expr = f"(s & {full & ~clear})" if clear else "s"
+        if static_sets:
+            expr = f"({expr} | {' | '.join(static_sets)})"
+        if dynamic:
+            lines.append(f"t = {expr}")
+            for ovar, var, field_mask, _ in dynamic:
+                lines.append(f"t = (t & ~({field_mask} << {ovar})) | ({var} << {ovar})")
+            expr = "t"
+        lines.append(f"{target}.append(({instance.id}, {expr}))")
+        return lines
+
+    def _writes(self, emitter: Emitter, assign: Assign, env: dict[str, Any]) -> list[tuple[Code, Code, str]]:
+        """(bit offset, encoded value, slot) for every element an assignment writes."""
+        slot = self.model.slots[assign.slot]
+        sl = self.layout.slots[assign.slot]
+        out = []
+        names = [n for n, _ in assign.bound]
+        for combo in itertools.product(*(d.values() for _, d in assign.bound)):
+            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, assign.bound, combo)}}
+            value = emitter.emit(assign.value, inner)
+            prefix = SlotRef(slot.elem.type, name=slot.name, indices=assign.indices)
+            partial_dims = slot.dims[: len(assign.indices)]
+            element = emitter.element_number(prefix, partial_dims, inner, "s") if assign.indices else _lit(0)
+            rest_dims = slot.dims[len(assign.indices):]
+            rest_count = 1
+            for dom in rest_dims:
+                rest_count *= dom.size
+            for rest in range(rest_count):
+                number = emitter.arith("+", emitter.arith("*", element, _lit(rest_count)), _lit(rest))
+                offset = emitter.arith("+", _lit(sl.base), emitter.arith("*", number, _lit(sl.width)))
+                out.append((offset, value, assign.slot))
+        return out
+
+    def _value_lines(self, action: Action, assign: Assign, value: Code, var: str) -> list[str]:
+        slot = self.model.slots[assign.slot]
+        elem = slot.elem
+        if elem.type.kind == "bool":
+            return [f"{var} = {1 if value.value else 0}"] if value.const else [f"{var} = 1 if {value.text} else 0"]
+        if elem.type.kind == "enum":
+            return [f"{var} = {value.text}"]
+        if value.const:
+            if not elem.lo <= value.value <= elem.hi:
+                return [f"_range({action.name!r}, {assign.slot!r}, {value.value}, {elem.lo}, {elem.hi})", f"{var} = 0"]
+            return [f"{var} = {value.value - elem.lo}"]
+        lines = [f"{var} = {value.text}", f"if not {elem.lo} <= {var} <= {elem.hi}: _range({action.name!r}, {assign.slot!r}, {var}, {elem.lo}, {elem.hi})"]
+        if elem.lo:
+            lines.append(f"{var} -= {elem.lo}")
+        return lines

@@ -1,0 +1,135 @@
+"""The typed expression IR that every engine reads.
+
+The type checker turns Python `ast` nodes into these; the compiler turns them into Python code,
+the interpreter evaluates them directly and the symbolic engine into z3 terms. Definitions are
+already inlined here, so an engine never sees a name it must look up in a scope.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from checker.errors import Loc
+from checker.lang.types import Domain, Type
+
+
+@dataclass(frozen=True)
+class Expr:
+    type: Type
+    loc: Loc | None = field(default=None, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Lit(Expr):
+    """A literal: bool, int, or an enum member name."""
+
+    value: object = None
+
+
+@dataclass(frozen=True)
+class SlotRef(Expr):
+    """A state slot element, fully indexed (scalars have no indices)."""
+
+    name: str = ""
+    indices: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConstRef(Expr):
+    """A constant: a scalar, or a table element with indices."""
+
+    name: str = ""
+    indices: tuple[Expr, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReadingRef(Expr):
+    """The option chosen for a reading (an enum whose members are the options)."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    """An action parameter or a variable bound by an aggregate."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Unary(Expr):
+    op: str = ""  # "neg" | "not" | "abs"
+    operand: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """Arithmetic (+ - * // %), logic (and or) and comparison (== != < <= > >=)."""
+
+    op: str = ""
+    left: Expr | None = None
+    right: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Cond(Expr):
+    test: Expr | None = None
+    then: Expr | None = None
+    orelse: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Agg(Expr):
+    """sum/count/any/all/min/max of `body` over every combination of `bound` satisfying `where`."""
+
+    op: str = ""
+    bound: tuple[tuple[str, Domain], ...] = ()
+    body: Expr | None = None
+    where: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    """min/max of several values, succ/pred in a domain's cyclic order."""
+
+    fn: str = ""
+    args: tuple[Expr, ...] = ()
+    domain: Domain | None = None  # for succ/pred
+
+
+@dataclass(frozen=True)
+class Old(Expr):
+    """The value of an expression in the pre-state (only inside `after` properties)."""
+
+    operand: Expr | None = None
+
+
+ARITH = {"+", "-", "*", "//", "%"}
+LOGIC = {"and", "or"}
+COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions, for generic walks."""
+    if isinstance(expr, (SlotRef, ConstRef)):
+        return expr.indices
+    if isinstance(expr, Unary):
+        return (expr.operand,)
+    if isinstance(expr, Binary):
+        return (expr.left, expr.right)
+    if isinstance(expr, Cond):
+        return (expr.test, expr.then, expr.orelse)
+    if isinstance(expr, Agg):
+        return (expr.body,) + ((expr.where,) if expr.where is not None else ())
+    if isinstance(expr, Call):
+        return expr.args
+    if isinstance(expr, Old):
+        return (expr.operand,)
+    return ()
+
+
+def walk(expr: Expr):
+    """Every node of an expression, depth first."""
+    yield expr
+    for child in children(expr):
+        yield from walk(child)

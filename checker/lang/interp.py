@@ -1,0 +1,230 @@
+"""The reference interpreter: the semantics of the language, written plainly.
+
+It walks the typed IR over readable states (a dict from slot name to value, arrays as dicts from
+index tuples to values). It is slow and obvious on purpose: every trace any engine produces is
+replayed here before it is reported, and the compiled code is tested against it.
+
+Semantics shared by every engine: `and`, `or` and `x if c else y` evaluate only the operand they
+need; `//` and `%` are floor division and modulo as in Python, and dividing by zero is a
+modelling error, as is indexing outside an integer domain or writing outside a slot's range.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from checker.errors import ModellingError
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.model import Action, Config, Model
+
+State = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One enabled move: the action, its parameter values, who takes it, and the state after."""
+
+    action: str
+    params: tuple[tuple[str, Any], ...]
+    actor: str  # a player name, "chance" or "rules"
+    post: Any
+
+
+def freeze(state: State) -> tuple:
+    """A hashable, comparable form of a readable state."""
+    return tuple((name, tuple(sorted(v.items())) if isinstance(v, dict) else v) for name, v in sorted(state.items()))
+
+
+class Interpreter:
+    def __init__(self, model: Model, config: Config) -> None:
+        self.model = model
+        self.config = config
+
+    # -- expressions -------------------------------------------------------------------
+    def eval(self, expr: Expr, state: State, env: dict[str, Any] | None = None, old: State | None = None) -> Any:
+        env = env or {}
+        if isinstance(expr, Lit):
+            return expr.value
+        if isinstance(expr, SlotRef):
+            value = state[expr.name]
+            if not expr.indices:
+                return value
+            return value[self.index(expr, self.model.slots[expr.name].dims, state, env, old)]
+        if isinstance(expr, ConstRef):
+            value = self.config.constants[expr.name]
+            if not expr.indices:
+                return value
+            return value[self.index(expr, self.model.constants[expr.name].dims, state, env, old)]
+        if isinstance(expr, ReadingRef):
+            return self.config.readings[expr.name]
+        if isinstance(expr, Var):
+            return env[expr.name]
+        if isinstance(expr, Unary):
+            value = self.eval(expr.operand, state, env, old)
+            return {"neg": lambda v: -v, "not": lambda v: not v, "abs": abs}[expr.op](value)
+        if isinstance(expr, Binary):
+            return self.binary(expr, state, env, old)
+        if isinstance(expr, Cond):
+            branch = expr.then if self.eval(expr.test, state, env, old) else expr.orelse
+            return self.eval(branch, state, env, old)
+        if isinstance(expr, Agg):
+            return self.aggregate(expr, state, env, old)
+        if isinstance(expr, Call):
+            args = [self.eval(a, state, env, old) for a in expr.args]
+            if expr.fn in ("min", "max"):
+                return min(args) if expr.fn == "min" else max(args)
+            members = expr.domain.values()
+            step = 1 if expr.fn == "succ" else -1
+            return members[(members.index(args[0]) + step) % len(members)]
+        if isinstance(expr, Old):
+            if old is None:
+                raise ModellingError("old(...) used outside an `after` property")
+            return self.eval(expr.operand, old, env, None)
+        raise TypeError(f"unknown expression node {type(expr).__name__}")
+
+    def index(self, expr: SlotRef | ConstRef, dims: tuple, state: State, env: dict[str, Any], old: State | None) -> tuple:
+        key = tuple(self.eval(i, state, env, old) for i in expr.indices)
+        for value, dom in zip(key, dims):
+            if not dom.contains(value):
+                raise ModellingError(f"index {value} of `{expr.name}` is outside {dom.name} ({dom.lo}..{dom.hi})")
+        return key
+
+    def binary(self, expr: Binary, state: State, env: dict[str, Any], old: State | None) -> Any:
+        op = expr.op
+        left = self.eval(expr.left, state, env, old)
+        if op == "and":
+            return bool(left) and bool(self.eval(expr.right, state, env, old))
+        if op == "or":
+            return bool(left) or bool(self.eval(expr.right, state, env, old))
+        right = self.eval(expr.right, state, env, old)
+        if op in ("//", "%") and right == 0:
+            raise ModellingError("division by zero")
+        return {
+            "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+            "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+            "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+        }[op](left, right)
+
+    def aggregate(self, expr: Agg, state: State, env: dict[str, Any], old: State | None) -> Any:
+        values = []
+        names = [n for n, _ in expr.bound]
+        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+            inner = {**env, **dict(zip(names, combo))}
+            if expr.where is not None and not self.eval(expr.where, state, inner, old):
+                continue
+            values.append(self.eval(expr.body, state, inner, old))
+        if expr.op == "sum":
+            return sum(values)
+        if expr.op == "count":
+            return sum(1 for v in values if v)
+        if expr.op == "any":
+            return any(values)
+        if expr.op == "all":
+            return all(values)
+        if not values:
+            raise ModellingError(f"{expr.op}() over no values")
+        return min(values) if expr.op == "min" else max(values)
+
+    # -- states ------------------------------------------------------------------------
+    def initial_states(self) -> list[State]:
+        """Every initial state, in a fixed order (the product of choices, then `init_where`)."""
+        per_element: list[tuple[str, tuple, list]] = []
+        for name, slot in self.model.slots.items():
+            for index in slot.elements():
+                elem = self.model.init[name][index]
+                per_element.append((name, index, self.init_options(elem, slot)))
+        out = []
+        for combo in itertools.product(*(opts for _, _, opts in per_element)):
+            state = self.blank()
+            for (name, index, _), value in zip(per_element, combo):
+                self.store(state, name, index, value)
+            if all(self.eval(cond, state) for cond in self.model.init_where):
+                out.append(state)
+        return out
+
+    def init_options(self, elem, slot) -> list:
+        if elem.value is not None:
+            return [self.eval(elem.value, {})]
+        if elem.choices is not None:
+            return list(dict.fromkeys(self.eval(c, {}) for c in elem.choices))
+        return slot.allowed(self.model.domains)
+
+    def is_initial(self, state: State) -> bool:
+        for name, slot in self.model.slots.items():
+            for index in slot.elements():
+                if self.load(state, name, index) not in self.init_options(self.model.init[name][index], slot):
+                    return False
+        return all(self.eval(cond, state) for cond in self.model.init_where)
+
+    def blank(self) -> State:
+        return {name: ({} if slot.dims else None) for name, slot in self.model.slots.items()}
+
+    @staticmethod
+    def store(state: State, name: str, index: tuple, value: Any) -> None:
+        if index:
+            state[name][index] = value
+        else:
+            state[name] = value
+
+    @staticmethod
+    def load(state: State, name: str, index: tuple) -> Any:
+        return state[name][index] if index else state[name]
+
+    def terminal(self, state: State) -> bool:
+        return bool(self.eval(self.model.terminal, state))
+
+    # -- transitions -------------------------------------------------------------------
+    def active_actions(self) -> list[Action]:
+        """The actions that exist under this configuration's readings (`only`)."""
+        return [a for a in self.model.actions.values() if all(self.config.readings[r] in opts for r, opts in a.only.items())]
+
+    def transitions(self, state: State) -> list[Transition]:
+        """Every enabled move, forced rules first: if any `rules` action is enabled, only those."""
+        if self.terminal(state):
+            return []
+        forced: list[Transition] = []
+        free: list[Transition] = []
+        for action in self.active_actions():
+            for params in action.param_bindings():
+                if not self.enabled(action, params, state):
+                    continue
+                move = Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state))
+                (forced if action.by == "rules" else free).append(move)
+        return forced if forced else free
+
+    def enabled(self, action: Action, params: dict[str, Any], state: State) -> bool:
+        if not self.eval(action.guard, state, params):
+            return False
+        return action.weight is None or self.eval(action.weight, state, params) > 0
+
+    def actor(self, action: Action, params: dict[str, Any], state: State) -> str:
+        if action.actor is None:
+            return action.by
+        return self.eval(action.actor, state, params)
+
+    def apply(self, action: Action, params: dict[str, Any], state: State) -> State:
+        post = {name: (dict(v) if isinstance(v, dict) else v) for name, v in state.items()}
+        written: set[tuple[str, tuple]] = set()
+        for assign in action.assigns:
+            slot = self.model.slots[assign.slot]
+            names = [n for n, _ in assign.bound]
+            for combo in itertools.product(*(d.values() for _, d in assign.bound)):
+                env = {**params, **dict(zip(names, combo))}
+                prefix = tuple(self.eval(i, state, env) for i in assign.indices)
+                for value, dom in zip(prefix, slot.dims):
+                    if not dom.contains(value):
+                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}` at index {value}, outside {dom.name}")
+                value = self.eval(assign.value, state, env)
+                elem = slot.elem
+                if elem.type.kind == "int" and not elem.lo <= value <= elem.hi:
+                    raise ModellingError(f"action `{action.name}` writes {value} to `{assign.slot}`, outside its range {elem.lo}..{elem.hi}")
+                for rest in itertools.product(*(d.values() for d in slot.dims[len(prefix):])):
+                    index = (*prefix, *rest)
+                    if (assign.slot, index) in written:
+                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}{list(index) if index else ''}` twice")
+                    written.add((assign.slot, index))
+                    self.store(post, assign.slot, index, value)
+        return post

@@ -1,0 +1,138 @@
+"""Finding model files, resolving `extends`, and merging a variant onto its base.
+
+A variant is merged at the YAML level before anything is type-checked, so the merged document is
+checked exactly like a hand-written one and every location still points at the file that wrote
+the value (the base or the variant).
+"""
+
+from __future__ import annotations
+
+import copy
+import glob
+import os
+
+from checker.errors import Loc, RulecheckError
+from checker.lang.yamlsrc import YMap, load_yaml
+
+CLAUSE_FILE = "clauses.yaml"
+
+# How a variant's section combines with its base's.
+FIELDWISE = {"constants", "readings"}  # entry by entry, and field by field inside an entry
+ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses"}  # entry by entry
+NOT_INHERITED = {"abstract", "extends", "remove_actions"}
+
+
+def model_files(paths: list[str]) -> list[str]:
+    """The model files under the given paths (files or folders), sorted, clause files excluded."""
+    found: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            candidates = glob.glob(os.path.join(path, "**", "*.yaml"), recursive=True)
+            found.extend(c for c in candidates if os.path.basename(c) != CLAUSE_FILE)
+        elif os.path.isfile(path):
+            found.append(path)
+        else:
+            raise RulecheckError(f"no such file or folder: {path}")
+    return sorted(dict.fromkeys(os.path.normpath(f) for f in found))
+
+
+def load_merged(path: str, stack: tuple[str, ...] = ()) -> YMap:
+    """The model at `path` with its `extends` chain merged in, and its folder's clauses."""
+    data = _load_mapping(path)
+    if "extends" in data:
+        parent_ref = data["extends"]
+        loc = data.value_loc("extends")
+        if not isinstance(parent_ref, str):
+            raise RulecheckError("`extends` takes the path of another model file", loc, repr(parent_ref))
+        parent = os.path.normpath(os.path.join(os.path.dirname(path), parent_ref))
+        if parent in stack or parent == os.path.normpath(path):
+            chain = " -> ".join(os.path.basename(p) for p in (*stack, path, parent))
+            raise RulecheckError(f"cyclic `extends`: {chain}", loc, parent_ref, "a variant may not extend itself, directly or through others")
+        if not os.path.isfile(parent):
+            raise RulecheckError(f"`extends` names a file that does not exist: {parent}", loc, parent_ref)
+        base = load_merged(parent, (*stack, os.path.normpath(path)))
+        data = merge(base, data)
+    if not stack:
+        data = _with_clause_file(path, data)
+    return data
+
+
+def _load_mapping(path: str) -> YMap:
+    data = load_yaml(path)
+    if not isinstance(data, YMap):
+        raise RulecheckError("a model file is a mapping of sections (game, id, state, ...)", Loc(path, 1, 1))
+    return data
+
+
+def merge(base: YMap, variant: YMap) -> YMap:
+    """The base with the variant's sections merged in (see docs/language.md, Variants)."""
+    out = _copy_map(base)
+    for key in NOT_INHERITED:
+        if key in out:
+            del out[key]
+    for key, value in variant.items():
+        if key in FIELDWISE | ENTRYWISE and isinstance(value, YMap) and isinstance(out.get(key), YMap):
+            out[key] = _merge_entries(out[key], value, fieldwise=key in FIELDWISE)
+        else:
+            out[key] = value
+        out.key_locs[key] = variant.key_loc(key)
+        out.value_locs[key] = variant.value_loc(key)
+    removed = variant.get("remove_actions")
+    if removed is not None:
+        _remove_actions(out, removed, variant.value_loc("remove_actions"))
+    return out
+
+
+def _merge_entries(base: YMap, extra: YMap, fieldwise: bool) -> YMap:
+    out = _copy_map(base)
+    for name, value in extra.items():
+        if fieldwise and isinstance(value, YMap) and isinstance(out.get(name), YMap):
+            merged = _copy_map(out[name])
+            for field, field_value in value.items():
+                merged[field] = field_value
+                merged.key_locs[field] = value.key_loc(field)
+                merged.value_locs[field] = value.value_loc(field)
+            out[name] = merged
+        else:
+            out[name] = value
+        out.key_locs[name] = extra.key_loc(name)
+        out.value_locs[name] = extra.value_loc(name)
+    return out
+
+
+def _remove_actions(out: YMap, removed: object, loc: Loc) -> None:
+    if not isinstance(removed, list):
+        raise RulecheckError("`remove_actions` takes a list of action names", loc)
+    actions = out.get("actions")
+    for i, name in enumerate(removed):
+        if not isinstance(actions, YMap) or name not in actions:
+            from checker.errors import did_you_mean
+
+            item_loc = removed.item_loc(i) if hasattr(removed, "item_loc") else loc
+            raise RulecheckError(f"`remove_actions` names an action the base does not have: `{name}`", item_loc, str(name), did_you_mean(str(name), actions or []))
+        del actions[name]
+
+
+def _copy_map(source: YMap) -> YMap:
+    out = YMap(source)
+    out.loc = source.loc
+    out.key_locs = dict(source.key_locs)
+    out.value_locs = dict(source.value_locs)
+    return out
+
+
+def _with_clause_file(path: str, data: YMap) -> YMap:
+    """Merge `clauses.yaml` from the model's folder under the model's own `clauses`."""
+    clause_path = os.path.join(os.path.dirname(path), CLAUSE_FILE)
+    if not os.path.isfile(clause_path):
+        return data
+    clause_doc = load_yaml(clause_path)
+    if not isinstance(clause_doc, YMap) or not isinstance(clause_doc.get("clauses"), YMap):
+        raise RulecheckError("a clause file holds one mapping, `clauses:`, from clause id to {at, says}", Loc(clause_path, 1, 1))
+    out = _copy_map(data)
+    own = data.get("clauses")
+    merged = copy.copy(clause_doc["clauses"])
+    if isinstance(own, YMap):
+        merged = _merge_entries(clause_doc["clauses"], own, fieldwise=False)
+    out["clauses"] = merged
+    return out

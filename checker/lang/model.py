@@ -1,0 +1,157 @@
+"""The loaded, validated model: declarations with typed expressions, ready for every engine."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.errors import Loc
+from checker.lang.expr import Expr
+from checker.lang.types import Domain, ElemType
+
+
+@dataclass
+class Slot:
+    name: str
+    elem: ElemType
+    dims: tuple[Domain, ...]
+    loc: Loc
+
+    def elements(self) -> list[tuple]:
+        """Every index tuple of this slot, row-major (a scalar has the single index ())."""
+        return list(itertools.product(*(d.values() for d in self.dims)))
+
+    def allowed(self, domains: dict[str, Domain]) -> list:
+        """Every value an element may hold."""
+        elem = self.elem
+        if elem.type.kind == "bool":
+            return [False, True]
+        if elem.type.kind == "int":
+            return list(range(elem.lo, elem.hi + 1))
+        return list(domains[elem.type.domain].members)
+
+
+@dataclass
+class Constant:
+    name: str
+    elem: ElemType
+    dims: tuple[Domain, ...]
+    default: Any  # scalar value, or dict from index tuple to value for a table
+    loc: Loc
+    doc: str = ""
+
+    @property
+    def is_table(self) -> bool:
+        return bool(self.dims)
+
+
+@dataclass
+class Reading:
+    name: str
+    clauses: tuple[str, ...]
+    question: str
+    options: dict[str, str]
+    default: str
+    loc: Loc
+
+
+@dataclass
+class Assign:
+    """One assignment of an action: slot[indices...] = value, for every binding of `bound`.
+
+    `indices` may be fewer than the slot's dimensions: the value is then written to every
+    element of the remaining dimensions (a broadcast)."""
+
+    slot: str
+    indices: tuple[Expr, ...]
+    bound: tuple[tuple[str, Domain], ...]
+    value: Expr
+    loc: Loc
+    text: str
+
+
+@dataclass
+class Action:
+    name: str
+    by: str  # "chance" | "rules" | "player"
+    actor: Expr | None  # the player expression when by == "player"
+    params: tuple[tuple[str, Domain], ...]
+    guard: Expr
+    weight: Expr | None
+    assigns: tuple[Assign, ...]
+    rule: tuple[str, ...]
+    only: dict[str, tuple[str, ...]]
+    text: str
+    loc: Loc
+
+    def param_bindings(self) -> list[dict[str, Any]]:
+        names = [n for n, _ in self.params]
+        return [dict(zip(names, combo)) for combo in itertools.product(*(d.values() for _, d in self.params))]
+
+
+@dataclass
+class InitElem:
+    """How one slot element starts: a fixed value, or a choice among several."""
+
+    value: Expr | None = None
+    choices: tuple[Expr, ...] | None = None  # None with value None means: any value of the type
+
+
+@dataclass
+class Clause:
+    id: str
+    at: str
+    says: str
+    status: str  # "rule" | "out-of-scope"
+    why: str
+    loc: Loc
+
+
+@dataclass
+class Model:
+    game: str
+    id: str
+    path: str
+    abstract: bool
+    header: str
+    source: dict[str, str]
+    domains: dict[str, Domain]
+    constants: dict[str, Constant]
+    readings: dict[str, Reading]
+    slots: dict[str, Slot]
+    init: dict[str, dict[tuple, InitElem]]
+    init_where: tuple[Expr, ...]
+    terminal: Expr
+    outcome: Expr | None
+    actions: dict[str, Action]
+    clauses: dict[str, Clause]
+    scope: Any = field(repr=False, default=None)  # the typecheck.Scope, for properties
+
+    @property
+    def folder(self) -> str:
+        import os
+
+        return os.path.basename(os.path.dirname(os.path.abspath(self.path)))
+
+    def default_config(self) -> "Config":
+        return Config(
+            constants={name: c.default for name, c in self.constants.items()},
+            readings={name: r.default for name, r in self.readings.items()},
+        )
+
+
+@dataclass(frozen=True)
+class Config:
+    """Values for every constant and an option for every reading: one concrete game."""
+
+    constants: dict[str, Any]
+    readings: dict[str, str]
+
+    def with_readings(self, readings: dict[str, str]) -> "Config":
+        return Config(self.constants, {**self.readings, **readings})
+
+    def reading_label(self, model: Model) -> str:
+        """`default`, or the options that differ from the model's defaults."""
+        diffs = [f"{n}={o}" for n, o in self.readings.items() if model.readings[n].default != o]
+        return ",".join(diffs) if diffs else "default"

@@ -1,0 +1,453 @@
+"""From Python `ast` to the typed IR, with located errors.
+
+Expressions are parsed with `ast.parse(mode="eval")`; only a whitelist of node types is
+accepted. Every name is resolved here (slot, constant, parameter, enum member, reading,
+definition) and every operator's operand types are checked, so engines never meet an ill-typed
+expression. Definitions are inlined: their arguments are checked at the call site and bound to
+the parameters while the body is checked.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Union
+
+from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.types import BOOL, INT, Domain, ElemType, Type, enum
+
+AGGREGATES = {"sum", "count", "any", "all", "min", "max"}
+FUNCTIONS = AGGREGATES | {"abs", "succ", "pred", "old"}
+KEYWORDS = {"true": True, "false": False, "True": True, "False": False}
+
+DISALLOWED = {
+    ast.Lambda: "a lambda",
+    ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension",
+    ast.DictComp: "a dict comprehension",
+    ast.List: "a list",
+    ast.Tuple: "a tuple",
+    ast.Dict: "a dict",
+    ast.Set: "a set",
+    ast.JoinedStr: "an f-string",
+    ast.NamedExpr: "an assignment expression",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.Starred: "a starred expression",
+    ast.Slice: "a slice",
+}
+
+
+@dataclass
+class DefineSrc:
+    """A named expression as written, checked where it is used."""
+
+    name: str
+    params: tuple[str, ...]
+    text: str
+    loc: Loc
+
+
+@dataclass
+class Scope:
+    """Every name a model declares, for resolving expressions."""
+
+    domains: dict[str, Domain]
+    slots: dict[str, tuple[ElemType, tuple[Domain, ...]]]
+    constants: dict[str, tuple[ElemType, tuple[Domain, ...]]]
+    readings: dict[str, Domain]  # reading name -> the domain of its options
+    defines: dict[str, DefineSrc] = field(default_factory=dict)
+
+    def domain_of(self, type_: Type) -> Domain | None:
+        """The domain behind an enum type (a declared domain or a reading's options)."""
+        if type_.kind != "enum" or type_.domain is None:
+            return None
+        if type_.domain in self.domains:
+            return self.domains[type_.domain]
+        return self.readings.get(type_.domain.removeprefix("reading."))
+
+    def member_domains(self, member: str) -> list[Domain]:
+        return [d for d in self.domains.values() if d.members and member in d.members]
+
+    def all_names(self) -> list[str]:
+        names = list(self.slots) + list(self.constants) + list(self.defines) + list(self.domains)
+        for d in self.domains.values():
+            names.extend(d.members or ())
+        return names
+
+
+Binding = Union[Domain, Expr]  # a bound variable ranges over a domain, or stands for a checked argument
+
+
+class _Ambiguous(Exception):
+    """A bare enum member that several domains share; the caller retries with an expected type."""
+
+
+def _src_loc(base: Loc, node: ast.AST, quoted_offset: int = 0) -> Loc:
+    lineno = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    return base.shifted(lineno - 1, col + quoted_offset)
+
+
+class ExprChecker:
+    """Checks one expression string found at `loc` against a scope."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        text: str,
+        loc: Loc,
+        bindings: dict[str, Binding] | None = None,
+        allow_old: bool = False,
+        define_stack: tuple[str, ...] = (),
+    ) -> None:
+        self.scope = scope
+        self.text = str(text)
+        self.loc = loc
+        self.bindings = dict(bindings or {})
+        self.allow_old = allow_old
+        self.define_stack = define_stack
+
+    # -- entry points -------------------------------------------------------------------
+    def parse(self) -> ast.expr:
+        source = self.text.strip()
+        if isinstance(self.text, bool):
+            source = str(self.text)
+        try:
+            tree = ast.parse(source, mode="eval")
+        except SyntaxError as exc:
+            loc = self.loc.shifted((exc.lineno or 1) - 1, max((exc.offset or 1) - 1, 0))
+            raise RulecheckError(
+                f"cannot parse expression: {exc.msg}", loc, source,
+                "expressions use Python syntax: `a and b`, `x == y`, `sum(v[k] for k in kind)`",
+            ) from None
+        return tree.body
+
+    def check(self, expected: Type | None = None) -> Expr:
+        node = self.parse()
+        return self.expect(node, expected)
+
+    # -- helpers ------------------------------------------------------------------------
+    def fail(self, node: ast.AST, message: str, hint: str | None = None) -> RulecheckError:
+        try:
+            text = ast.unparse(node)
+        except Exception:  # noqa: BLE001 - unparse of odd nodes is only for the message
+            text = self.text
+        return RulecheckError(message, _src_loc(self.loc, node), text, hint)
+
+    def expect(self, node: ast.AST, expected: Type | None) -> Expr:
+        expr = self.visit(node, expected)
+        if expected is not None and expr.type != expected:
+            raise self.fail(node, f"type mismatch: expected {expected}, found {expr.type}", self._type_hint(expected, expr))
+        return expr
+
+    def _type_hint(self, expected: Type, expr: Expr) -> str | None:
+        if expected == BOOL and expr.type == INT:
+            return "compare it, for example `... > 0`"
+        if expected.kind == "enum" and expr.type.kind == "enum":
+            dom = self.scope.domain_of(expected)
+            if dom and dom.members:
+                return f"a {expected} is one of: {', '.join(dom.members)}"
+        return None
+
+    def visit(self, node: ast.AST, expected: Type | None) -> Expr:
+        for bad, what in DISALLOWED.items():
+            if isinstance(node, bad):
+                raise self.fail(node, f"{what} is not part of the model language")
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        if method is None:
+            raise self.fail(node, f"`{type(node).__name__}` expressions are not part of the model language")
+        return method(node, expected)
+
+    def at(self, node: ast.AST) -> Loc:
+        return _src_loc(self.loc, node)
+
+    # -- leaves -------------------------------------------------------------------------
+    def visit_Constant(self, node: ast.Constant, expected: Type | None) -> Expr:
+        value = node.value
+        if isinstance(value, bool):
+            return Lit(BOOL, value=value, loc=self.at(node))
+        if isinstance(value, int):
+            return Lit(INT, value=value, loc=self.at(node))
+        raise self.fail(node, f"{type(value).__name__} literals are not part of the model language", "use integers, true/false, or enum members")
+
+    def visit_Name(self, node: ast.Name, expected: Type | None) -> Expr:
+        name = node.id
+        loc = self.at(node)
+        if name in KEYWORDS:
+            return Lit(BOOL, value=KEYWORDS[name], loc=loc)
+        if name in self.bindings:
+            bound = self.bindings[name]
+            if isinstance(bound, Domain):
+                return Var(bound.type, name=name, loc=loc)
+            return bound
+        if name in self.scope.defines:
+            return self.inline(node, self.scope.defines[name], [])
+        if name in self.scope.slots:
+            elem, dims = self.scope.slots[name]
+            if dims:
+                raise self.fail(node, f"`{name}` is an array over {', '.join(d.name for d in dims)}", f"index it, as in `{name}[{dims[0].name[0]}]`, or aggregate it with sum(...)")
+            return SlotRef(elem.type, name=name, loc=loc)
+        if name in self.scope.constants:
+            elem, dims = self.scope.constants[name]
+            if dims:
+                raise self.fail(node, f"`{name}` is a table over {', '.join(d.name for d in dims)}", f"index it, as in `{name}[...]`")
+            return ConstRef(elem.type, name=name, loc=loc)
+        member = self.member(node, name, expected)
+        if member is not None:
+            return member
+        if name in self.scope.domains:
+            raise self.fail(node, f"`{name}` is a domain, not a value", f"iterate it: `sum(... for x in {name})`")
+        if name == "reading":
+            raise self.fail(node, "`reading` needs a reading name", "write `reading.NAME == OPTION`")
+        raise self.fail(node, f"unknown name `{name}`", did_you_mean(name, list(self.bindings) + self.scope.all_names()))
+
+    def member(self, node: ast.AST, name: str, expected: Type | None) -> Expr | None:
+        """Resolve a bare enum member (or reading option) by the expected type."""
+        loc = self.at(node)
+        if expected is not None and expected.kind == "enum":
+            dom = self.scope.domain_of(expected)
+            if dom is not None and dom.members and name in dom.members:
+                return Lit(expected, value=name, loc=loc)
+        owners = self.scope.member_domains(name)
+        if len(owners) == 1:
+            return Lit(owners[0].type, value=name, loc=loc)
+        if len(owners) > 1:
+            if expected is None:
+                raise _Ambiguous(name)
+            names = ", ".join(f"`{d.name}.{name}`" for d in owners)
+            raise self.fail(node, f"`{name}` is a member of several domains", f"write one of {names}")
+        reading_owners = [d for d in self.scope.readings.values() if name in (d.members or ())]
+        if reading_owners:
+            if expected is None:
+                raise _Ambiguous(name)
+            raise self.fail(node, f"`{name}` is an option of a reading, not a {expected}", "compare it with the reading: `reading.NAME == OPTION`")
+        return None
+
+    def visit_Attribute(self, node: ast.Attribute, expected: Type | None) -> Expr:
+        if isinstance(node.value, ast.Name):
+            base = node.value.id
+            if base == "reading":
+                if node.attr not in self.scope.readings:
+                    raise self.fail(node, f"unknown reading `{node.attr}`", did_you_mean(node.attr, self.scope.readings))
+                dom = self.scope.readings[node.attr]
+                return ReadingRef(dom.type, name=node.attr, loc=self.at(node))
+            dom = self.scope.domains.get(base)
+            if dom is not None and dom.members is not None:
+                if node.attr not in dom.members:
+                    raise self.fail(node, f"`{node.attr}` is not a member of {base}", did_you_mean(node.attr, dom.members) or f"{base} is one of: {', '.join(dom.members)}")
+                return Lit(dom.type, value=node.attr, loc=self.at(node))
+        raise self.fail(node, "attribute access is not part of the model language", "only `reading.NAME` and `domain.member` are allowed")
+
+    # -- indexing ------------------------------------------------------------------------
+    def visit_Subscript(self, node: ast.Subscript, expected: Type | None) -> Expr:
+        base, index_nodes = self.subscript_chain(node)
+        name = base.id
+        if name in self.scope.slots:
+            elem, dims = self.scope.slots[name]
+            kind = "slot"
+        elif name in self.scope.constants:
+            elem, dims = self.scope.constants[name]
+            kind = "table"
+        else:
+            if name in self.bindings or name in self.scope.defines:
+                raise self.fail(node, f"`{name}` cannot be indexed")
+            raise self.fail(base, f"unknown name `{name}`", did_you_mean(name, list(self.scope.slots) + list(self.scope.constants)))
+        if len(index_nodes) != len(dims):
+            what = ", ".join(d.name for d in dims) or "nothing (it is a scalar)"
+            raise self.fail(node, f"`{name}` takes {len(dims)} index(es) ({what}), found {len(index_nodes)}")
+        indices = tuple(self.index(idx, dom, name) for idx, dom in zip(index_nodes, dims))
+        if kind == "slot":
+            return SlotRef(elem.type, name=name, indices=indices, loc=self.at(node))
+        return ConstRef(elem.type, name=name, indices=indices, loc=self.at(node))
+
+    def subscript_chain(self, node: ast.Subscript) -> tuple[ast.Name, list[ast.AST]]:
+        indices: list[ast.AST] = []
+        current: ast.AST = node
+        while isinstance(current, ast.Subscript):
+            if isinstance(current.slice, ast.Tuple):
+                raise self.fail(current, "index one dimension at a time", "write `a[x][y]`, not `a[x, y]`")
+            indices.insert(0, current.slice)
+            current = current.value
+        if not isinstance(current, ast.Name):
+            raise self.fail(current, "only slots and tables can be indexed")
+        return current, indices
+
+    def index(self, node: ast.AST, dom: Domain, name: str) -> Expr:
+        expr = self.visit(node, dom.type)
+        if dom.is_enum:
+            if expr.type != dom.type:
+                raise self.fail(node, f"index from the wrong domain: `{name}` is indexed by {dom.name}, found {expr.type}", self._type_hint(dom.type, expr))
+        elif expr.type != INT:
+            raise self.fail(node, f"index from the wrong domain: `{name}` is indexed by {dom.name} (integers {dom.lo}..{dom.hi}), found {expr.type}")
+        elif isinstance(expr, Lit) and not dom.contains(expr.value):
+            raise self.fail(node, f"index {expr.value} is outside {dom.name} ({dom.lo}..{dom.hi})")
+        return expr
+
+    # -- operators -----------------------------------------------------------------------
+    def visit_BinOp(self, node: ast.BinOp, expected: Type | None) -> Expr:
+        ops = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+        op = ops.get(type(node.op))
+        if op is None:
+            hint = "integer division is `//`" if isinstance(node.op, ast.Div) else None
+            raise self.fail(node, f"operator `{type(node.op).__name__}` is not part of the model language", hint)
+        left = self.expect(node.left, INT)
+        right = self.expect(node.right, INT)
+        return Binary(INT, op=op, left=left, right=right, loc=self.at(node))
+
+    def visit_UnaryOp(self, node: ast.UnaryOp, expected: Type | None) -> Expr:
+        if isinstance(node.op, ast.Not):
+            return Unary(BOOL, op="not", operand=self.expect(node.operand, BOOL), loc=self.at(node))
+        if isinstance(node.op, ast.USub):
+            operand = self.expect(node.operand, INT)
+            if isinstance(operand, Lit):
+                return Lit(INT, value=-operand.value, loc=self.at(node))
+            return Unary(INT, op="neg", operand=operand, loc=self.at(node))
+        if isinstance(node.op, ast.UAdd):
+            return self.expect(node.operand, INT)
+        raise self.fail(node, "bitwise operators are not part of the model language")
+
+    def visit_BoolOp(self, node: ast.BoolOp, expected: Type | None) -> Expr:
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        values = [self.expect(v, BOOL) for v in node.values]
+        result = values[0]
+        for value in values[1:]:
+            result = Binary(BOOL, op=op, left=result, right=value, loc=self.at(node))
+        return result
+
+    def visit_Compare(self, node: ast.Compare, expected: Type | None) -> Expr:
+        ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+        operands = [node.left, *node.comparators]
+        result: Expr | None = None
+        for i, op_node in enumerate(node.ops):
+            op = ops.get(type(op_node))
+            if op is None:
+                raise self.fail(node, f"`{type(op_node).__name__}` comparisons are not part of the model language", "compare with == != < <= > >=")
+            left, right = self.pair(operands[i], operands[i + 1])
+            if left.type != right.type:
+                raise self.fail(node, f"cannot compare {left.type} with {right.type}", self._type_hint(left.type, right))
+            if op not in ("==", "!=") and left.type != INT:
+                raise self.fail(node, f"`{op}` compares integers, found {left.type}", "enums and booleans compare with == and !=")
+            comparison = Binary(BOOL, op=op, left=left, right=right, loc=self.at(node))
+            result = comparison if result is None else Binary(BOOL, op="and", left=result, right=comparison, loc=self.at(node))
+        assert result is not None
+        return result
+
+    def pair(self, left_node: ast.AST, right_node: ast.AST) -> tuple[Expr, Expr]:
+        """Check two operands that must share a type; a bare member takes the other's type."""
+        try:
+            left = self.visit(left_node, None)
+        except _Ambiguous:
+            right = self.visit(right_node, None)
+            return self.visit(left_node, right.type), right
+        try:
+            right = self.visit(right_node, left.type)
+        except _Ambiguous:
+            raise self.fail(right_node, "ambiguous enum member", "qualify it as `domain.member`") from None
+        return left, right
+
+    def visit_IfExp(self, node: ast.IfExp, expected: Type | None) -> Expr:
+        test = self.expect(node.test, BOOL)
+        if expected is None:
+            then, orelse = self.pair(node.body, node.orelse)
+        else:
+            then, orelse = self.visit(node.body, expected), self.visit(node.orelse, expected)
+        if then.type != orelse.type:
+            raise self.fail(node, f"the two branches differ in type: {then.type} and {orelse.type}")
+        return Cond(then.type, test=test, then=then, orelse=orelse, loc=self.at(node))
+
+    # -- calls ---------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call, expected: Type | None) -> Expr:
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node, "calling a method or attribute is not part of the model language", "functions are sum, count, any, all, min, max, abs, succ, pred and your definitions")
+        name = node.func.id
+        if node.keywords:
+            raise self.fail(node, "keyword arguments are not part of the model language")
+        if name in self.scope.defines:
+            return self.inline(node, self.scope.defines[name], node.args)
+        if name not in FUNCTIONS:
+            raise self.fail(node.func, f"unknown function `{name}`", did_you_mean(name, list(FUNCTIONS) + list(self.scope.defines)))
+        if name in AGGREGATES and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
+            return self.aggregate(node, name, node.args[0])
+        if name in ("min", "max") and len(node.args) >= 2:
+            args = tuple(self.expect(a, INT) for a in node.args)
+            return Call(INT, fn=name, args=args, loc=self.at(node))
+        if name == "abs" and len(node.args) == 1:
+            return Unary(INT, op="abs", operand=self.expect(node.args[0], INT), loc=self.at(node))
+        if name in ("succ", "pred") and len(node.args) == 1:
+            arg = self.visit(node.args[0], expected)
+            if arg.type.kind != "enum" or arg.type.domain not in self.scope.domains:
+                raise self.fail(node, f"{name}() takes an enum value, found {arg.type}")
+            return Call(arg.type, fn=name, args=(arg,), domain=self.scope.domains[arg.type.domain], loc=self.at(node))
+        if name == "old" and len(node.args) == 1:
+            if not self.allow_old:
+                raise self.fail(node, "old(...) is only allowed in `after` properties")
+            inner = ExprChecker(self.scope, self.text, self.loc, self.bindings, False, self.define_stack)
+            operand = inner.visit(node.args[0], expected)
+            return Old(operand.type, operand=operand, loc=self.at(node))
+        forms = {
+            "sum": "sum(x[k] for k in domain)", "count": "count(cond for k in domain)",
+            "any": "any(cond for k in domain)", "all": "all(cond for k in domain)",
+            "min": "min(a, b) or min(x[k] for k in domain)", "max": "max(a, b) or max(x[k] for k in domain)",
+            "abs": "abs(a)", "succ": "succ(turn)", "pred": "pred(turn)", "old": "old(expr)",
+        }
+        raise self.fail(node, f"wrong arguments for {name}()", f"write {forms[name]}")
+
+    def aggregate(self, node: ast.Call, name: str, gen: ast.GeneratorExp) -> Expr:
+        bindings = dict(self.bindings)
+        bound: list[tuple[str, Domain]] = []
+        conditions: list[ast.AST] = []
+        for comp in gen.generators:
+            if not isinstance(comp.target, ast.Name):
+                raise self.fail(comp.target, "the loop variable must be a plain name")
+            if not isinstance(comp.iter, ast.Name) or comp.iter.id not in self.scope.domains:
+                raise self.fail(comp.iter, "loops run over a domain", did_you_mean(ast.unparse(comp.iter), self.scope.domains) or f"domains: {', '.join(self.scope.domains)}")
+            if comp.is_async:
+                raise self.fail(comp, "async comprehensions are not part of the model language")
+            dom = self.scope.domains[comp.iter.id]
+            bindings[comp.target.id] = dom
+            bound.append((comp.target.id, dom))
+            conditions.extend(comp.ifs)
+        inner = ExprChecker(self.scope, self.text, self.loc, bindings, self.allow_old, self.define_stack)
+        body_type = {"sum": INT, "min": INT, "max": INT, "count": BOOL, "any": BOOL, "all": BOOL}[name]
+        body = inner.expect(gen.elt, body_type)
+        where: Expr | None = None
+        for cond_node in conditions:
+            cond = inner.expect(cond_node, BOOL)
+            where = cond if where is None else Binary(BOOL, op="and", left=where, right=cond, loc=cond.loc)
+        result_type = BOOL if name in ("any", "all") else INT
+        return Agg(result_type, op=name, bound=tuple(bound), body=body, where=where, loc=self.at(node))
+
+    def inline(self, node: ast.AST, define: DefineSrc, args: list[ast.AST]) -> Expr:
+        if define.name in self.define_stack:
+            chain = " -> ".join((*self.define_stack, define.name))
+            raise self.fail(node, f"definitions may not be recursive: {chain}")
+        if len(args) != len(define.params):
+            raise self.fail(node, f"`{define.name}` takes {len(define.params)} argument(s) ({', '.join(define.params)}), found {len(args)}")
+        bound: dict[str, Binding] = {}
+        for param, arg in zip(define.params, args):
+            try:
+                bound[param] = self.visit(arg, None)
+            except _Ambiguous:
+                raise self.fail(arg, "ambiguous enum member", "qualify it as `domain.member`") from None
+        body = ExprChecker(self.scope, define.text, define.loc, bound, self.allow_old, (*self.define_stack, define.name))
+        return body.check(None)
+
+
+def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = None, bindings: dict[str, Binding] | None = None, allow_old: bool = False) -> Expr:
+    """Type-check one expression written at `loc`."""
+    if isinstance(text, bool):
+        return Lit(BOOL, value=text, loc=loc)
+    if isinstance(text, int):
+        return Lit(INT, value=text, loc=loc)
+    if not isinstance(text, str):
+        raise RulecheckError("expected an expression", loc, repr(text))
+    return ExprChecker(scope, text, loc, bindings, allow_old).check(expected)
+
+
+def reading_domain(name: str, options: list[str]) -> Domain:
+    return Domain(f"reading.{name}", members=tuple(options))
+
+
+__all__ = ["Scope", "DefineSrc", "ExprChecker", "check_expr", "reading_domain", "enum"]

@@ -1,0 +1,234 @@
+"""Property suites: loading `properties/<game>.yaml`, resolving `expect`, typing per model.
+
+A property is written once per game and checked on every model (variant) it applies to; its
+expressions are type-checked against each model separately, since variants may differ in slots.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang.expr import Expr
+from checker.lang.model import Config, Model
+from checker.lang.typecheck import check_expr
+from checker.lang.types import BOOL, INT
+from checker.lang.yamlsrc import YList, YMap, load_yaml
+
+KINDS = {
+    "invariant": {"expr"},
+    "after": {"action", "expr"},
+    "reachable": {"expr"},
+    "unreachable": {"expr"},
+    "leads-to": {"from", "to"},
+    "terminates": set(),
+    "deadlock-free": set(),
+    "deterministic": set(),
+    "coverage": set(),
+}
+GENERIC = ("deadlock-free", "deterministic", "coverage")
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth"}
+VERDICTS = ("holds", "fails")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """`expect` as written: conditions (readings and variant) mapped to a verdict."""
+
+    rules: tuple[tuple[frozenset[tuple[str, str]], str], ...]
+    loc: Loc | None = None
+
+    def verdict(self, model: Model, config: Config) -> str:
+        facts = {("variant", model.id), *config.readings.items()}
+        best: tuple[int, str] | None = None
+        for conditions, verdict in self.rules:
+            if conditions <= facts and (best is None or len(conditions) > best[0]):
+                best = (len(conditions), verdict)
+        return best[1] if best else "holds"
+
+
+@dataclass
+class Property:
+    id: str
+    kind: str
+    says: str
+    clauses: tuple[str, ...]
+    expect: Expect
+    variants: tuple[str, ...] | None
+    loc: Loc
+    texts: dict[str, tuple[object, Loc]] = field(default_factory=dict)  # expr/from/to/measure/action
+    within: int | None = None
+    depth: int | None = None
+    generic_default: bool = False
+
+    def applies_to(self, model: Model) -> bool:
+        return self.variants is None or model.id in self.variants
+
+
+@dataclass
+class BoundProperty:
+    """A property typed against one model: its expressions are ready for an engine."""
+
+    prop: Property
+    expr: Expr | None = None
+    action: str | None = None
+    source: Expr | None = None  # leads-to: from
+    target: Expr | None = None  # leads-to: to
+    measure: Expr | None = None
+
+    @property
+    def id(self) -> str:
+        return self.prop.id
+
+    @property
+    def kind(self) -> str:
+        return self.prop.kind
+
+
+def suite_path(model_path: str) -> str:
+    """properties/<game>.yaml beside the models/ folder that holds the model."""
+    folder = os.path.dirname(os.path.abspath(model_path))
+    root = os.path.dirname(os.path.dirname(folder))
+    return os.path.join(root, "properties", f"{os.path.basename(folder)}.yaml")
+
+
+def load_suite(path: str) -> list[Property]:
+    """The properties in a suite file (empty when the file does not exist)."""
+    if not os.path.isfile(path):
+        return []
+    doc = load_yaml(path)
+    if not isinstance(doc, YMap) or "properties" not in doc:
+        raise RulecheckError("a property suite is a mapping with `properties:` (a list)", Loc(path, 1, 1))
+    for key in doc:
+        if key not in ("game", "properties"):
+            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game` and `properties`")
+    items = doc["properties"]
+    if not isinstance(items, YList):
+        raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))
+    out: list[Property] = []
+    seen: dict[str, Loc] = {}
+    for i, item in enumerate(items):
+        prop = parse_property(item, items.item_loc(i))
+        if prop.id in seen:
+            raise RulecheckError(f"property id `{prop.id}` is used twice (first at line {seen[prop.id].line})", prop.loc, prop.id)
+        seen[prop.id] = prop.loc
+        out.append(prop)
+    return out
+
+
+def parse_property(item: object, loc: Loc) -> Property:
+    if not isinstance(item, YMap):
+        raise RulecheckError("a property is a mapping with at least `id` and `kind`", loc)
+    for key in ("id", "kind"):
+        if key not in item:
+            raise RulecheckError(f"property is missing `{key}`", item.loc, None, "every property has an id and a kind")
+    kind = item["kind"]
+    if kind not in KINDS:
+        raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
+    allowed = OPTIONAL | KINDS[kind]
+    for key in item:
+        if key not in allowed:
+            raise RulecheckError(f"unknown key `{key}` for a `{kind}` property", item.key_loc(key), str(key), did_you_mean(str(key), allowed))
+    for key in KINDS[kind]:
+        if key not in item:
+            raise RulecheckError(f"a `{kind}` property needs `{key}`", item.loc, None)
+    texts = {key: (item[key], item.value_loc(key)) for key in ("expr", "action", "from", "to", "measure") if key in item}
+    clauses = item.get("clauses", [])
+    clauses = (clauses,) if isinstance(clauses, str) else tuple(clauses)
+    variants = item.get("variants")
+    if variants is not None:
+        variants = (variants,) if isinstance(variants, str) else tuple(str(v) for v in variants)
+    return Property(
+        id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
+        expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
+        texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
+    )
+
+
+def _positive(item: YMap, key: str) -> int | None:
+    if key not in item:
+        return None
+    value = item[key]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise RulecheckError(f"`{key}` takes a positive whole number", item.value_loc(key), repr(value))
+    return value
+
+
+def parse_expect(raw: object, loc: Loc) -> Expect:
+    if isinstance(raw, str):
+        if raw not in VERDICTS:
+            raise RulecheckError(f"`expect` is `holds` or `fails`, found `{raw}`", loc, raw)
+        return Expect(((frozenset(), raw),), loc)
+    if not isinstance(raw, YMap):
+        raise RulecheckError("`expect` is `holds`, `fails`, or a mapping from conditions to either", loc, repr(raw))
+    rules = []
+    for key, verdict in raw.items():
+        if verdict not in VERDICTS:
+            raise RulecheckError(f"`expect` is `holds` or `fails`, found `{verdict}`", raw.value_loc(key), str(verdict))
+        conditions: set[tuple[str, str]] = set()
+        if key != "default":
+            for part in str(key).split(","):
+                name, sep, value = part.strip().partition("=")
+                if not sep or not name or not value:
+                    raise RulecheckError(f"an `expect` condition is NAME=OPTION or variant=ID, found `{part}`", raw.key_loc(key), str(key))
+                conditions.add((name.strip(), value.strip()))
+        rules.append((frozenset(conditions), verdict))
+    return Expect(tuple(rules), loc)
+
+
+def check_expect_names(prop: Property, models: list[Model]) -> None:
+    """Every reading and variant named in `expect` exists in some model it applies to."""
+    for conditions, _ in prop.expect.rules:
+        for name, value in conditions:
+            if name == "variant":
+                if not any(m.id == value for m in models):
+                    raise RulecheckError(f"`expect` names an unknown variant `{value}`", prop.expect.loc, value, did_you_mean(value, [m.id for m in models]))
+                continue
+            known = [m.readings[name] for m in models if name in m.readings]
+            if not known:
+                raise RulecheckError(f"`expect` names an unknown reading `{name}`", prop.expect.loc, name, did_you_mean(name, {r for m in models for r in m.readings}))
+            if not any(value in r.options for r in known):
+                raise RulecheckError(f"`expect`: `{value}` is not an option of reading `{name}`", prop.expect.loc, value, f"options: {', '.join(known[0].options)}")
+
+
+def bind(prop: Property, model: Model) -> BoundProperty:
+    """Type-check a property's expressions against one model."""
+    scope = model.scope
+    bound = BoundProperty(prop)
+    for cid in prop.clauses:
+        if cid not in model.clauses:
+            raise RulecheckError(f"property `{prop.id}` cites an unknown clause `{cid}`", prop.loc, cid, did_you_mean(cid, model.clauses))
+    if prop.kind == "after":
+        name, loc = prop.texts["action"]
+        if name not in model.actions:
+            raise RulecheckError(f"property `{prop.id}` names an unknown action `{name}` (model `{model.id}`)", loc, str(name), did_you_mean(str(name), model.actions))
+        bound.action = str(name)
+        text, loc = prop.texts["expr"]
+        bound.expr = check_expr(scope, text, loc, BOOL, dict(model.actions[bound.action].params), allow_old=True)
+    elif "expr" in prop.texts:
+        text, loc = prop.texts["expr"]
+        bound.expr = check_expr(scope, text, loc, BOOL)
+    if prop.kind == "leads-to":
+        bound.source = check_expr(scope, *prop.texts["from"], BOOL)
+        bound.target = check_expr(scope, *prop.texts["to"], BOOL)
+    if "measure" in prop.texts:
+        bound.measure = check_expr(scope, *prop.texts["measure"], INT)
+    return bound
+
+
+def properties_for(model: Model, suite: list[Property]) -> list[Property]:
+    """The suite's properties that apply to the model, plus the generic ones it does not list."""
+    chosen = [p for p in suite if p.applies_to(model)]
+    listed = {p.kind for p in chosen}
+    for kind in GENERIC:
+        if kind not in listed:
+            chosen.append(Property(kind, kind, GENERIC_SAYS[kind], (), Expect(((frozenset(), "holds"),)), None, Loc(model.path, 1, 1), generic_default=True))
+    return chosen
+
+
+GENERIC_SAYS = {
+    "deadlock-free": "The rules never leave the game with nothing to do.",
+    "deterministic": "Whenever forced rules apply, they agree on what happens.",
+    "coverage": "Every rule fires in some reachable situation.",
+}

@@ -1,0 +1,1 @@
+"""Reporters: the terminal table, JSON, the counterexample files and the errata pages."""

@@ -1,0 +1,36 @@
+"""`rulecheck check --format json`: every result, for machines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.results import Result
+from checker.trace import to_json
+
+
+def result_json(result: Result) -> dict[str, Any]:
+    return {
+        "game": result.model.folder,
+        "variant": result.model.id,
+        "property": result.prop.id,
+        "kind": result.prop.kind,
+        "reading": result.reading_label,
+        "readings": result.config.readings,
+        "verdict": result.status,
+        "proof": result.proof if result.status == "holds" else None,
+        "expected": result.expected,
+        "matches": result.matches,
+        "engine": result.engine,
+        "bound": result.bound,
+        "states": result.states,
+        "transitions": result.transitions,
+        "depth": result.depth,
+        "seconds": round(result.seconds, 3),
+        "detail": result.detail,
+        "trace": to_json(result.trace) if result.trace else None,
+    }
+
+
+def results_json(results: list[Result]) -> dict[str, Any]:
+    mismatches = sum(1 for r in results if not r.matches)
+    return {"format": "rulecheck-results", "version": 1, "results": [result_json(r) for r in results], "unexpected": mismatches}

@@ -1,0 +1,186 @@
+"""Running a check: every model, under every reading combination asked for, every property.
+
+One exploration per (model, reading combination) decides all of that combination's properties;
+each failure is replayed into a trace before it becomes part of a `Result`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from checker.engines.explicit import Budget, Finding, Progress, decide, explore
+from checker.errors import RulecheckError
+from checker.evidence import build_trace
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from checker.lang.loader import model_files
+from checker.lang.model import Config, Model
+from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
+from checker.results import Result
+
+ENGINES = ("explicit", "symbolic", "auto")
+
+
+@dataclass
+class CheckOptions:
+    engine: str = "explicit"
+    budget: Budget = field(default_factory=Budget)
+    readings: str = "deviations"  # deviations | all | default
+    pinned: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, str] = field(default_factory=dict)
+    only_properties: set[str] | None = None
+    depth: int = 30  # symbolic: the deepest unrolling
+    on_progress: Callable[[str, Progress], None] | None = None
+
+
+@dataclass
+class GameModels:
+    """The models of one folder with their property suite."""
+
+    folder: str
+    models: list[Model]
+    suite: list[Property]
+
+
+def load_games(paths: list[str]) -> list[GameModels]:
+    """Load and validate every model under `paths`, grouped by folder, with their suites."""
+    by_folder: dict[str, list[Model]] = {}
+    for path in model_files(paths):
+        model = load_model(path)
+        by_folder.setdefault(model.path.rsplit("/", 1)[0], []).append(model)
+    games = []
+    for folder, models in sorted(by_folder.items()):
+        suite = load_suite(suite_path(models[0].path))
+        for prop in suite:
+            applicable = [m for m in models if prop.applies_to(m)]
+            if prop.variants is not None:
+                known = {m.id for m in models}
+                for variant in prop.variants:
+                    if variant not in known:
+                        from checker.errors import did_you_mean
+
+                        raise RulecheckError(f"property `{prop.id}` names an unknown variant `{variant}`", prop.loc, variant, did_you_mean(variant, known))
+            check_expect_names(prop, [m for m in models if not m.abstract] or models)
+            for model in applicable:
+                bind(prop, model)
+        games.append(GameModels(models[0].folder, models, suite))
+    return games
+
+
+def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
+    """The reading combinations to check: the default and each single deviation, or all."""
+    for name, option in pinned.items():
+        if name not in model.readings:
+            continue
+        if option not in model.readings[name].options:
+            raise RulecheckError(f"--reading {name}={option}: `{option}` is not an option of `{name}` (options: {', '.join(model.readings[name].options)})")
+    base = Config({**model.default_config().constants, **constants}, {**model.default_config().readings, **{k: v for k, v in pinned.items() if k in model.readings}})
+    free = [r for r in model.readings.values() if r.name not in pinned]
+    if mode == "default" or not free:
+        return [base]
+    if mode == "all":
+        combos = itertools.product(*([(r.name, o) for o in r.options] for r in free))
+        return [base.with_readings(dict(combo)) for combo in combos]
+    configs = [base]
+    for reading in free:
+        for option in reading.options:
+            if option != base.readings[reading.name]:
+                configs.append(base.with_readings({reading.name: option}))
+    return configs
+
+
+def parse_constants(model: Model, raw: dict[str, str]) -> dict[str, Any]:
+    """`--set NAME=VALUE` values, typed and range-checked against this model's constants."""
+    out: dict[str, Any] = {}
+    for name, text in raw.items():
+        if name not in model.constants:
+            continue
+        const = model.constants[name]
+        if const.is_table:
+            raise RulecheckError(f"--set {name}: tables cannot be set from the command line")
+        kind = const.elem.type.kind
+        if kind == "int":
+            try:
+                value: Any = int(text)
+            except ValueError:
+                raise RulecheckError(f"--set {name}={text}: expected an integer") from None
+            if const.elem.lo is not None and not const.elem.lo <= value <= const.elem.hi:
+                raise RulecheckError(f"--set {name}={text}: out of its range {const.elem.lo}..{const.elem.hi}")
+        elif kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise RulecheckError(f"--set {name}={text}: expected true or false")
+            value = text.lower() == "true"
+        else:
+            members = model.domains[const.elem.type.domain].members
+            if text not in members:
+                raise RulecheckError(f"--set {name}={text}: expected one of {', '.join(members)}")
+            value = text
+        out[name] = value
+    return out
+
+
+def check_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Result]:
+    props = [p for p in properties_for(model, suite) if options.only_properties is None or p.id in options.only_properties]
+    bound = [bind(p, model) for p in props]
+    results: list[Result] = []
+    constants = parse_constants(model, options.constants)
+    for config in reading_configs(model, options.readings, options.pinned, constants):
+        results.extend(check_config(model, config, bound, options))
+    return results
+
+
+def check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> list[Result]:
+    """Decide every property under one configuration with the chosen engine."""
+    if options.engine == "symbolic":
+        from checker.engines.symbolic import check_symbolic
+
+        return check_symbolic(model, config, props, options)
+    compiled = CompiledModel(model, config)
+    label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
+    progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
+    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
+    exp, found = explore(compiled, props, options.budget, progress, need_graph)
+    findings = decide(exp, props, found)
+    results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
+    if options.engine == "auto" and not exp.complete:
+        undecided = [r.prop.id for r in results if r.status == "undecided"]
+        if undecided:
+            from checker.engines.symbolic import check_symbolic
+
+            again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
+            results = [again.get(r.prop.id, r) for r in results]
+    return results
+
+
+def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
+    compiled = exp.compiled
+    expected = prop.prop.expect.verdict(model, config)
+    if exp.complete:
+        bound = "exhaustive"
+    else:
+        bound = f"{exp.stopped_by or 'stopped'}; explored to depth {exp.depth}"
+    result = Result(
+        model=model, prop=prop.prop, config=config, status=finding.status, engine="explicit", bound=bound,
+        expected=expected, states=len(exp.states), transitions=exp.transitions, depth=exp.depth,
+        seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
+    )
+    if finding.path and finding.status in ("fails", "error"):
+        states = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
+        last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
+        branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
+        result.trace = build_trace(model, config, prop, states, finding.shape, finding.note, finding.loop_start, last_action, branches)
+        if finding.status == "error":
+            result.detail = finding.detail
+    return result
+
+
+def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
+    results: list[Result] = []
+    for game in load_games(paths):
+        for model in game.models:
+            if model.abstract:
+                continue
+            results.extend(check_model(model, game.suite, options))
+    return results
