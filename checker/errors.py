@@ -8,8 +8,8 @@ prints it and exits with status 2; tracebacks appear only with --debug.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Loc:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
-    def shifted(self, lines: int, col: int) -> "Loc":
+    def shifted(self, lines: int, col: int) -> Loc:
         """The position `lines` lines below and, on the first line, `col` columns right."""
         if lines == 0:
             return Loc(self.file, self.line, self.col + col)

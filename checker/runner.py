@@ -7,8 +7,9 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from checker.engines.explicit import Budget, Finding, Progress, decide, explore
 from checker.errors import RulecheckError
@@ -51,7 +52,7 @@ def load_games(paths: list[str]) -> list[GameModels]:
         model = load_model(path)
         by_folder.setdefault(model.path.rsplit("/", 1)[0], []).append(model)
     games = []
-    for folder, models in sorted(by_folder.items()):
+    for _, models in sorted(by_folder.items()):
         suite = load_suite(suite_path(models[0].path))
         for prop in suite:
             applicable = [m for m in models if prop.applies_to(m)]

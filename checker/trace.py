@@ -128,7 +128,7 @@ def narrative(doc: dict[str, Any]) -> str:
     lines.append(f"0. Start: {_describe_json_state(doc['initial'])}")
     loop = doc.get("loop_start")
     for i, step in enumerate(doc["steps"], start=1):
-        marker = " \u21bb *(the loop starts after state {})*".format(loop) if loop is not None and i == loop + 1 else ""
+        marker = f" \u21bb *(the loop starts after state {loop})*" if loop is not None and i == loop + 1 else ""
         lines.append(f"{i}. {_narrate_json_step(step)}{marker}")
     if loop is not None:
         lines.append(f"   \u21ba back to the state after step {loop}: the loop repeats forever.")

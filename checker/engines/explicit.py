@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 import tracemalloc
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from checker.engines.graph import CSRGraph, is_cyclic, shortest_path_within, strongly_connected
 from checker.errors import ModellingError
@@ -94,22 +94,25 @@ class StateChecks:
     def __init__(self, compiled: CompiledModel, props: list[BoundProperty]) -> None:
         self.compiled = compiled
         self.found: dict[str, Finding] = {}
-        self.state_preds: list[tuple[BoundProperty, Callable[[int], object], bool]] = []  # (prop, fn, violated_when)
+        # (prop, predicate, the predicate value that decides the property, the verdict it decides)
+        self.state_preds: list[tuple[BoundProperty, Callable[[int], object], bool, str]] = []
         self.after: dict[int, list[tuple[BoundProperty, Callable]]] = {}
         self.deadlock = [p for p in props if p.kind == "deadlock-free"]
         self.determinism = [p for p in props if p.kind == "deterministic"]
         for prop in props:
             if prop.kind == "invariant":
-                self.state_preds.append((prop, compiled.predicate(prop.expr), False))
-            elif prop.kind in ("reachable", "unreachable"):
-                self.state_preds.append((prop, compiled.predicate(prop.expr), True))
+                self.state_preds.append((prop, compiled.predicate(prop.expr), False, "fails"))
+            elif prop.kind == "unreachable":
+                self.state_preds.append((prop, compiled.predicate(prop.expr), True, "fails"))
+            elif prop.kind == "reachable":
+                self.state_preds.append((prop, compiled.predicate(prop.expr), True, "holds"))
             elif prop.kind == "after":
                 for inst in compiled.instances:
                     if inst.action.name == prop.action:
                         fn = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
                         self.after.setdefault(inst.id, []).append((prop, fn))
 
-    def open_state_preds(self) -> list[tuple[BoundProperty, Callable, bool]]:
+    def open_state_preds(self) -> list[tuple[BoundProperty, Callable, bool, str]]:
         return [t for t in self.state_preds if t[0].id not in self.found]
 
 
@@ -136,9 +139,9 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         index[s] = node
         states.append(s)
         parent.append(from_node)
-        for prop, fn, violated_when in preds:
-            if prop.id not in found and bool(fn(s)) == violated_when:
-                found[prop.id] = Finding("fails" if not violated_when else "holds", exp.path_to(node))
+        for prop, fn, deciding, verdict in preds:
+            if prop.id not in found and bool(fn(s)) == deciding:
+                found[prop.id] = Finding(verdict, exp.path_to(node), note=STATE_NOTES[prop.kind].format(expr=prop.prop.texts["expr"][0]))
         return node
 
     for s in compiled.initial:
@@ -223,6 +226,13 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     return exp, found
 
 
+STATE_NOTES = {
+    "invariant": "In the last state `{expr}` is false, but it should hold in every reachable state.",
+    "unreachable": "The last state satisfies `{expr}`, which should be unreachable.",
+    "reachable": "The last state satisfies `{expr}`: a witness that it is reachable.",
+}
+
+
 class _BudgetSpent(Exception):
     pass
 
@@ -286,45 +296,48 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
         cycle = shortest_path_within(graph, entry, lambda n: n == entry, members.__contains__)
         assert cycle is not None
         prefix = exp.path_to(entry)
-        kinds = loop_kinds(exp, cycle)
-        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=classify_loop(kinds, exp, members), detail=describe_kinds(kinds))
+        deciders = loop_deciders(exp, cycle)
+        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=classify_loop(deciders, exp, members), detail=describe_deciders(deciders))
     if prop.prop.within is not None:
-        starts = [n for n in range(len(exp.compiled.initial)) if n < len(states)]
+        starts = range(exp.layer_ends[0])
         worst = max(starts, key=lambda n: longest[n])
         if longest[worst] > prop.prop.within:
             path = [worst]
-            while len(path) <= prop.prop.within:
+            while len(path) <= prop.prop.within + 1:
                 node = path[-1]
                 path.append(max(graph.successors(node), key=lambda n: longest[n]))
             return Finding("fails", path, note=f"A play lasts longer than {prop.prop.within} steps (the longest lasts {longest[worst]}).")
-    return Finding("holds", detail=f"longest play: {max(longest[n] for n in range(min(len(states), len(exp.compiled.initial))))} steps")
+    return Finding("holds", detail=f"longest play: {max(longest[n] for n in range(exp.layer_ends[0]))} steps")
 
 
-def loop_kinds(exp: Exploration, cycle: list[int]) -> set[str]:
-    """Who moves around a loop: 'rules', 'chance' and/or 'player'."""
-    kinds = set()
+def loop_deciders(exp: Exploration, cycle: list[int]) -> set[str]:
+    """Who decides to go round a loop: for each step of the cycle whose source state offers
+    other moves, the kind of mover taking it ('rules', 'chance' or 'player'). A step that is
+    the only possible move decides nothing."""
+    deciders = set()
     for pre, post in zip(cycle, cycle[1:]):
-        s, t = exp.states[pre], exp.states[post]
-        for inst_id, target in exp.compiled.successors(s):
-            if target == t:
-                kinds.add(exp.compiled.instances[inst_id].action.by)
-                break
-    return kinds
+        moves = exp.compiled.successors(exp.states[pre])
+        target = exp.states[post]
+        if len({t for _, t in moves}) < 2:
+            continue
+        inst_id = next(i for i, t in moves if t == target)
+        deciders.add(exp.compiled.instances[inst_id].action.by)
+    return deciders
 
 
-def describe_kinds(kinds: set[str]) -> str:
-    return "loop moves: " + ", ".join(sorted(kinds))
+def describe_deciders(deciders: set[str]) -> str:
+    return "decided by: " + (", ".join(sorted(deciders)) or "nobody (every step is the only move)")
 
 
-def classify_loop(kinds: set[str], exp: Exploration, members: set[int]) -> str:
-    if kinds == {"rules"}:
-        return "Forced-rule loop: the rules alone send the game round this loop forever; nobody can leave it."
-    if "player" in kinds:
-        return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
+def classify_loop(deciders: set[str], exp: Exploration, members: set[int]) -> str:
+    if not deciders or deciders == {"rules"}:
+        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
     graph = exp.graph
-    exits = any(succ not in members for node in members for succ in graph.successors(node))
-    tail = "an exit exists, so the game ends with probability 1, but no bound on its length exists" if exits else "no exit exists, so the game never ends once here"
-    return f"Chance-only loop: only random outcomes keep the game in this cycle; {tail}."
+    if "chance" in deciders:
+        exits = any(succ not in members for node in members for succ in graph.successors(node))
+        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
+        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
+    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 
 def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections import deque
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 
 class CSRGraph:

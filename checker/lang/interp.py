@@ -109,21 +109,26 @@ class Interpreter:
         }[op](left, right)
 
     def aggregate(self, expr: Agg, state: State, env: dict[str, Any], old: State | None) -> Any:
-        values = []
+        """sum/count/min/max evaluate every term; any/all stop at the first deciding term, in
+        domain order, as Python's any() and all() do (so a later term's error is not reached)."""
         names = [n for n, _ in expr.bound]
-        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
-            inner = {**env, **dict(zip(names, combo))}
-            if expr.where is not None and not self.eval(expr.where, state, inner, old):
-                continue
-            values.append(self.eval(expr.body, state, inner, old))
+
+        def terms():
+            for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+                inner = {**env, **dict(zip(names, combo))}
+                if expr.where is not None and not self.eval(expr.where, state, inner, old):
+                    continue
+                yield self.eval(expr.body, state, inner, old)
+
+        if expr.op == "any":
+            return any(terms())
+        if expr.op == "all":
+            return all(terms())
+        values = list(terms())
         if expr.op == "sum":
             return sum(values)
         if expr.op == "count":
             return sum(1 for v in values if v)
-        if expr.op == "any":
-            return any(values)
-        if expr.op == "all":
-            return all(values)
         if not values:
             raise ModellingError(f"{expr.op}() over no values")
         return min(values) if expr.op == "min" else max(values)

@@ -134,7 +134,7 @@ class Model:
 
         return os.path.basename(os.path.dirname(os.path.abspath(self.path)))
 
-    def default_config(self) -> "Config":
+    def default_config(self) -> Config:
         return Config(
             constants={name: c.default for name, c in self.constants.items()},
             readings={name: r.default for name, r in self.readings.items()},
@@ -148,7 +148,7 @@ class Config:
     constants: dict[str, Any]
     readings: dict[str, str]
 
-    def with_readings(self, readings: dict[str, str]) -> "Config":
+    def with_readings(self, readings: dict[str, str]) -> Config:
         return Config(self.constants, {**self.readings, **readings})
 
     def reading_label(self, model: Model) -> str:

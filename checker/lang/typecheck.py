@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Union
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
@@ -77,7 +76,7 @@ class Scope:
         return names
 
 
-Binding = Union[Domain, Expr]  # a bound variable ranges over a domain, or stands for a checked argument
+Binding = Domain | Expr  # a bound variable ranges over a domain, or stands for a checked argument
 
 
 class _Ambiguous(Exception):
@@ -359,6 +358,10 @@ class ExprChecker:
 
     # -- calls ---------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call, expected: Type | None) -> Expr:
+        for part in (node.func, *node.args):
+            for bad, what in DISALLOWED.items():
+                if isinstance(part, bad):
+                    raise self.fail(part, f"{what} is not part of the model language")
         if not isinstance(node.func, ast.Name):
             raise self.fail(node, "calling a method or attribute is not part of the model language", "functions are sum, count, any, all, min, max, abs, succ, pred and your definitions")
         name = node.func.id
@@ -437,10 +440,11 @@ class ExprChecker:
 
 def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = None, bindings: dict[str, Binding] | None = None, allow_old: bool = False) -> Expr:
     """Type-check one expression written at `loc`."""
-    if isinstance(text, bool):
-        return Lit(BOOL, value=text, loc=loc)
-    if isinstance(text, int):
-        return Lit(INT, value=text, loc=loc)
+    if isinstance(text, (bool, int)):
+        literal = Lit(BOOL if isinstance(text, bool) else INT, value=text, loc=loc)
+        if expected is not None and literal.type != expected:
+            raise RulecheckError(f"type mismatch: expected {expected}, found {literal.type}", loc, str(text).lower() if isinstance(text, bool) else str(text))
+        return literal
     if not isinstance(text, str):
         raise RulecheckError("expected an expression", loc, repr(text))
     return ExprChecker(scope, text, loc, bindings, allow_old).check(expected)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from checker.results import Result
@@ -26,6 +27,6 @@ def print_results(results: list[Result], console: Console) -> None:
     mismatches = [r for r in results if not r.matches]
     for r in mismatches:
         detail = f": {r.detail}" if r.detail else ""
-        console.print(f"[red]unexpected[/] {r.model.folder}/{r.model.id} {r.prop.id} [{r.reading_label}]: {r.verdict_text}, expected {r.expected}{detail}")
+        console.print(f"[red]unexpected[/] {escape(f'{r.model.folder}/{r.model.id} {r.prop.id} [{r.reading_label}]: {r.verdict_text}, expected {r.expected}{detail}')}")
     summary = f"{len(results)} results, {len(results) - len(mismatches)} as expected, {len(mismatches)} unexpected"
     console.print(f"[{'green' if not mismatches else 'red'}]{summary}[/]")

@@ -1,0 +1,168 @@
+"""The symbolic engine: z3 bounded model checking, k-induction and ranking functions.
+
+`check_symbolic(model, config, props, options)` decides a configuration's properties without
+enumerating states:
+
+1. bounded model checking (`bmc`) deepens one step at a time up to `options.depth` (or a
+   property's own `depth`), so the first counterexample is a shortest one; when no play of
+   k steps exists at all, the search was exhaustive and its verdicts are proofs;
+2. k-induction (`induction`) tries to turn each bounded `holds` of a safety property into a
+   proof, strengthened by the invariants already proved; a ranking function (`measure`) proves
+   `terminates`.
+
+Every counterexample is replayed by the reference interpreter (`checker.evidence.build_trace`)
+before it is reported. Constants and readings are those of `config`, unless the options leave
+them free (`free_constants`: True for every scalar constant with a declared range, or a set of
+names; `free_readings`: True), in which case z3 chooses them and a counterexample says which.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
+from checker.engines.symbolic.encoding import Encoder
+from checker.engines.symbolic.induction import k_induction, ranking
+from checker.evidence import build_trace
+from checker.lang.model import Config, Model
+from checker.properties import BoundProperty
+from checker.results import Result
+
+MAX_INDUCTION_K = 8
+
+
+def free_constant_names(model: Model, spec: Any) -> frozenset[str]:
+    """Which constants to leave free: True/"all" for every scalar one that has a range (ints),
+    or is a bool or an enum; otherwise the names given (tables always stay fixed)."""
+    if not spec:
+        return frozenset()
+    eligible = {
+        name for name, c in model.constants.items()
+        if not c.is_table and (c.elem.type.kind != "int" or c.elem.lo is not None)
+    }
+    if spec is True or spec == "all":
+        return frozenset(eligible)
+    return frozenset(n for n in spec if n in eligible)
+
+
+def check_symbolic(model: Model, config: Config, props: list[BoundProperty], options: Any) -> list[Result]:
+    started = time.perf_counter()
+    budget = getattr(options, "budget", None)
+    deadline = started + (budget.timeout if budget is not None else 600.0)
+    depth = getattr(options, "depth", 30)
+    free_consts = free_constant_names(model, getattr(options, "free_constants", None))
+    free_readings = bool(getattr(options, "free_readings", False)) and bool(model.readings)
+    enc = Encoder(model, config, free_consts, free_readings)
+    outcomes = decide(enc, props, depth, deadline)
+    seconds = time.perf_counter() - started
+    return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
+
+
+def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float) -> dict[str, Outcome]:
+    run = run_bmc(enc, props, depth, deadline)
+    out = dict(run.outcomes)
+    undecided = [p for p in props if p.id not in out]
+    if run.complete_at is not None:
+        for prop in undecided:
+            out[prop.id] = exhaustive(enc, prop, run)
+        return out
+    # the bounded verdicts, then proofs where they can be had
+    for prop in undecided:
+        out[prop.id] = bounded(enc, prop, run)
+    errors_excluded = False
+    if run.stopped_by != "timeout" and run.error_free_to >= 0:
+        k = k_induction(enc, "_error", [], min(MAX_INDUCTION_K, run.error_free_to + 1), deadline)
+        errors_excluded = k is not None
+    proved: list[BoundProperty] = []
+    candidates = [p for p in undecided if p.kind in SAFETY or p.kind == "reachable"]
+    for _ in range(2):  # a second round uses what the first one proved
+        progress = False
+        for prop in candidates:
+            if out[prop.id].proof or time.perf_counter() > deadline:
+                continue
+            checked = run.checked.get(prop.id, -1)
+            if checked < 0:
+                continue
+            strengthen = [p.expr if p.kind == "invariant" else _negate(p.expr) for p in proved if p.kind in ("invariant", "unreachable")]
+            k = k_induction(enc, prop, strengthen, min(MAX_INDUCTION_K, checked + 1), deadline)
+            if k is None:
+                continue
+            progress = True
+            if prop.kind != "reachable":
+                proved.append(prop)
+            caveat = "" if errors_excluded else f"; modelling errors excluded only to depth {run.error_free_to}"
+            if prop.kind == "reachable":
+                out[prop.id] = Outcome("fails", True, f"k-induction (k={k}){caveat}", detail="No reachable state satisfies the expression (proved by k-induction).", depth=checked)
+            else:
+                out[prop.id] = Outcome("holds", True, f"k-induction (k={k}){caveat}", depth=checked)
+        if not progress:
+            break
+    strengthen = [p.expr if p.kind == "invariant" else _negate(p.expr) for p in proved if p.kind in ("invariant", "unreachable")]
+    for prop in undecided:
+        if prop.kind == "terminates" and prop.measure is not None and time.perf_counter() < deadline:
+            status, state = ranking(enc, prop.measure, strengthen, deadline)
+            if status == "proved":
+                out[prop.id] = Outcome("holds", True, "ranking function", depth=run.reached, detail="the measure is >= 0 and decreases on every step")
+            elif status == "refuted":
+                out[prop.id].detail = f"the measure does not decrease from a state the proved invariants allow (it may be unreachable): {_short(state)}"
+    return out
+
+
+def _negate(expr):
+    from checker.lang.expr import Unary
+    from checker.lang.types import BOOL
+
+    return Unary(BOOL, op="not", operand=expr)
+
+
+def _short(state: dict | None) -> str:
+    if state is None:
+        return ""
+    parts = []
+    for name, value in state.items():
+        if isinstance(value, dict):
+            parts.append(f"{name}=" + "{" + ", ".join(f"{'/'.join(map(str, k))}: {v}" for k, v in value.items()) + "}")
+        else:
+            parts.append(f"{name}={value}")
+    return ", ".join(parts)
+
+
+def exhaustive(enc: Encoder, prop: BoundProperty, run: BMCRun) -> Outcome:
+    """Every play ends within `run.complete_at` steps and none broke the property."""
+    k = run.complete_at
+    bound = f"exhaustive BMC (every play ends within {k} step(s))"
+    if prop.kind == "reachable":
+        return Outcome("fails", True, bound, depth=k, detail="No reachable state satisfies the expression.")
+    if prop.kind == "coverage":
+        never = sorted({i.action.name for i in enc.instances} - run.coverage_fired)
+        return Outcome("fails", True, bound, depth=k, shape="list", detail=f"never fire: {', '.join(never)}")
+    return Outcome("holds", True, bound, depth=k)
+
+
+def bounded(enc: Encoder, prop: BoundProperty, run: BMCRun) -> Outcome:
+    d = run.checked.get(prop.id, run.reached)
+    bound = f"BMC depth <= {d}" + (" (timeout)" if run.stopped_by == "timeout" else "")
+    if prop.kind == "reachable":
+        return Outcome("undecided", False, bound, depth=d, detail=f"no reachable witness within {d} steps")
+    if prop.kind == "coverage":
+        never = sorted({i.action.name for i in enc.instances} - run.coverage_fired)
+        return Outcome("undecided", False, bound, depth=d, detail=f"not yet fired within {d} steps: {', '.join(never)}")
+    if prop.kind == "terminates":
+        return Outcome("holds", False, bound + ": no lasso", depth=d)
+    if d < 0:
+        return Outcome("undecided", False, bound, depth=d)
+    return Outcome("holds", False, bound, depth=d)
+
+
+def to_result(model: Model, config: Config, prop: BoundProperty, outcome: Outcome, seconds: float) -> Result:
+    cfg = outcome.config or config
+    result = Result(
+        model=model, prop=prop.prop, config=cfg, status=outcome.status, engine="symbolic", bound=outcome.bound,
+        expected=prop.prop.expect.verdict(model, cfg), depth=max(outcome.depth, 0), seconds=seconds,
+        detail=outcome.detail or (outcome.note if outcome.status == "fails" and not outcome.states else ""),
+        proof=outcome.proof if outcome.status == "holds" else True,
+    )
+    if outcome.states and outcome.status in ("fails", "error"):
+        result.trace = build_trace(model, cfg, prop, outcome.states, outcome.shape, outcome.note, outcome.loop_start, outcome.last_action, outcome.branches)
+    return result

@@ -1,0 +1,275 @@
+"""Bounded model checking: deepen one step at a time, so the first counterexample is a shortest one.
+
+One unrolling from the initial states serves every property of a configuration. At depth k the
+solver already holds every play of exactly k steps; each open property asks one question about
+the last state (or the last step), then the engine asks whether the last state is a modelling
+error. Before any of that it asks whether a play of k steps exists at all: when none does, every
+reachable state has been seen and the open properties are decided exhaustively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder
+from checker.engines.symbolic.unroll import Unrolling, query
+from checker.errors import ModellingError
+from checker.lang.interp import Interpreter
+from checker.lang.model import Config
+from checker.properties import BoundProperty
+
+SAFETY = ("invariant", "unreachable", "after", "deadlock-free", "deterministic")
+
+
+@dataclass
+class Outcome:
+    """What the symbolic engine established for one property."""
+
+    status: str  # holds | fails | undecided | error
+    proof: bool = False
+    bound: str = ""
+    states: list[dict] | None = None  # the counterexample path (readable states)
+    config: Config | None = None  # the constants/readings the solver chose for it
+    shape: str = "path"
+    loop_start: int | None = None
+    last_action: str | None = None
+    branches: tuple[tuple[str, dict[str, Any]], ...] = ()
+    note: str = ""
+    detail: str = ""
+    depth: int = 0
+
+
+@dataclass
+class BMCRun:
+    """Where deepening stopped, and what it found."""
+
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    checked: dict[str, int] = field(default_factory=dict)  # prop id -> deepest depth checked for it
+    complete_at: int | None = None  # every play ends within this many steps
+    reached: int = -1  # the deepest depth fully checked
+    stopped_by: str = ""
+    error_free_to: int = -1  # no modelling error in any state up to this depth
+    coverage_fired: set[str] = field(default_factory=set)
+
+
+def describe_config(enc: Encoder, cfg: Config) -> str:
+    """"when low_cards=3, reading tie=defender" for the values the solver chose."""
+    parts = [f"{name}={cfg.constants[name]}" for name in enc.const_vars]
+    parts += [f"reading {name}={cfg.readings[name]}" for name in enc.reading_vars]
+    return ("fails when " + ", ".join(parts)) if parts else ""
+
+
+def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadline: float) -> BMCRun:
+    run = BMCRun()
+    limits = {p.id: (p.prop.depth or default_depth) for p in props}
+    max_depth = max(limits.values(), default=default_depth)
+    open_props = list(props)
+    solver = z3.Solver()
+    u = Unrolling(enc, solver, "b")
+    coverage_targets = {inst.action.name for inst in enc.instances}
+
+    def finish(prop: BoundProperty, outcome: Outcome) -> None:
+        run.outcomes[prop.id] = outcome
+        open_props.remove(prop)
+
+    def fail(prop: BoundProperty, m: z3.ModelRef, k: int, **kw: Any) -> None:
+        cfg = enc.chosen_config(m)
+        outcome = Outcome("fails", True, f"BMC: shortest counterexample, {k} step(s)", u.path(m, k), cfg, depth=k, detail=describe_config(enc, cfg), **kw)
+        finish(prop, outcome)
+
+    for k in range(0, max_depth + 1):
+        if not open_props:
+            break
+        if k > 0:
+            u.extend()
+            status, m = query(solver, True, deadline)
+            if status == "unknown":
+                run.stopped_by = "timeout"
+                break
+            if status == "unsat":
+                run.complete_at = k - 1
+                break
+            for prop in list(open_props):
+                within = prop.prop.within
+                if prop.kind == "terminates" and within is not None and k == within + 1 and limits[prop.id] >= k:
+                    fail(prop, m, k, note=f"A play lasts longer than {within} steps.")
+        asking = [p for p in open_props if limits[p.id] >= k]
+        conds = {p.id: _condition(enc, u, p, k, run, coverage_targets) for p in asking}
+        error_cond = u.steps[k].error
+        status, _ = query(solver, OR(error_cond, *(c[0] if isinstance(c, tuple) else c for c in conds.values())), deadline)
+        if status == "unknown":
+            run.stopped_by = "timeout"
+            break
+        timed_out = False
+        for prop in asking:
+            if status == "sat":
+                outcome = _ask(enc, u, solver, prop, k, deadline, run, coverage_targets, conds[prop.id])
+            else:
+                outcome = None
+            if outcome == "unknown":
+                timed_out = True
+                break
+            run.checked[prop.id] = k
+            if isinstance(outcome, Outcome):
+                finish(prop, outcome)
+        if timed_out:
+            run.stopped_by = "timeout"
+            break
+        if status == "unsat":
+            run.error_free_to = k
+            run.reached = k
+            continue
+        # a modelling error in a state of depth k ends the search for every open property
+        status, m = query(solver, u.steps[k].error, deadline)
+        if status == "unknown":
+            run.stopped_by = "timeout"
+            break
+        if status == "sat":
+            cfg = enc.chosen_config(m)
+            path = u.path(m, k)
+            try:
+                Interpreter(enc.model, cfg).transitions(path[-1])
+                message = "a modelling error"
+            except ModellingError as exc:
+                message = exc.message
+            for prop in list(open_props):
+                finish(prop, Outcome("error", True, f"BMC: modelling error at depth {k}", path, cfg, shape="error", depth=k,
+                                     note=f"Modelling error in the next step: {message}", detail=message))
+            run.reached = k
+            break
+        run.error_free_to = k
+        run.reached = k
+    return run
+
+
+def _condition(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int, run: BMCRun, coverage_targets: set[str]):
+    """What the property looks for at depth k (a violation, a witness, a loop ...)."""
+    kind = prop.kind
+    if kind == "invariant":
+        return NOT(u.value(prop.expr, k))
+    if kind in ("unreachable", "reachable"):
+        return u.value(prop.expr, k)
+    if kind == "after":
+        return u.after_violated(k, prop.action, prop.expr)
+    if kind == "deadlock-free":
+        return u.deadlock(k)
+    if kind == "deterministic":
+        return u.nondeterminism(k, "b")
+    if kind == "terminates":
+        return u.loop_back(k)
+    if kind == "leads-to":
+        return _leads_to_cond(enc, u, prop, k)
+    if kind == "coverage":
+        remaining = [a for a in coverage_targets if a not in run.coverage_fired]
+        return OR(*(u.fired(k, a) for a in remaining)) if remaining else True
+    return False
+
+
+def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: int, deadline: float, run: BMCRun, coverage_targets: set[str], cond):
+    """One property's question at depth k: an Outcome when decided, "unknown" on timeout, else None."""
+    kind = prop.kind
+    cfg_note = lambda m: describe_config(enc, enc.chosen_config(m))  # noqa: E731
+
+    def found(cond):
+        status, m = query(solver, cond, deadline)
+        return ("unknown", None) if status == "unknown" else (status == "sat", m)
+
+    def failing(m, **kw) -> Outcome:
+        cfg = enc.chosen_config(m)
+        return Outcome("fails", True, f"BMC: shortest counterexample, {k} step(s)", u.path(m, k), cfg, depth=k, detail=describe_config(enc, cfg), **kw)
+
+    if kind == "invariant":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        return failing(m, note="The invariant is false in this state.") if hit else None
+    if kind == "unreachable":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        return failing(m, note="This state satisfies the expression.") if hit else None
+    if kind == "reachable":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        if hit:
+            return Outcome("holds", True, f"BMC: witness at depth {k}", depth=k, detail=cfg_note(m))
+        return None
+    if kind == "after":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        return failing(m, last_action=prop.action, note=f"After `{prop.action}`, the property no longer holds.") if hit else None
+    if kind == "deadlock-free":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        return failing(m, shape="deadlock", note="No rule applies and the game is not over: the game is stuck.") if hit else None
+    if kind == "deterministic":
+        cond, b1, b2 = cond
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        if not hit:
+            return None
+        branches = []
+        for b in (b1, b2):
+            inst = enc.instances[m.eval(b, model_completion=True).as_long()]
+            branches.append((inst.action.name, dict(inst.params)))
+        return failing(m, shape="branch", branches=tuple(branches), note="Two forced rules apply at once and prescribe different outcomes.")
+    if kind == "terminates":
+        hit, m = found(cond)
+        if hit == "unknown":
+            return "unknown"
+        if not hit:
+            return None
+        path = u.path(m, k)
+        start = next(j for j in range(k) if path[j] == path[k])
+        return failing(m, shape="lasso", loop_start=start, note="A loop the game can go round forever without ending.")
+    if kind == "leads-to":
+        return _leads_to(enc, u, solver, prop, k, deadline, failing, cond)
+    if kind == "coverage":
+        while True:
+            remaining = [a for a in coverage_targets if a not in run.coverage_fired]
+            if not remaining or k == 0:
+                return Outcome("holds", True, f"BMC: every action fired within {k} step(s)", depth=k) if not remaining else None
+            hit, m = found(OR(*(u.fired(k, a) for a in remaining)))
+            if hit == "unknown":
+                return "unknown"
+            if not hit:
+                return None
+            run.coverage_fired.add(enc.instances[u.fired_instance(m, k - 1)].action.name)
+    return None
+
+
+def _leads_to_cond(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int):
+    """A play where `from` holds at some point and `to` never holds afterwards, ending (stuck,
+    terminal) or looping back within the part that avoids `to`."""
+    started = []
+    acc = False
+    conds = []
+    for i in range(k + 1):
+        acc = OR(acc, u.value(prop.source, i))
+        started.append(acc)
+        conds.append(OR(NOT(acc), NOT(u.value(prop.target, i))))
+    step = u.steps[k]
+    ends = OR(step.terminal, u.deadlock(k))
+    loops = [AND(started[j], enc.equal(u.states[j], u.states[k])) for j in range(k)]
+    return AND(started[k], *conds, OR(ends, *loops))
+
+
+def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, deadline: float, failing, cond):
+    status, m = query(solver, cond, deadline)
+    if status == "unknown":
+        return "unknown"
+    if status == "unsat":
+        return None
+    path = u.path(m, k)
+    first = next(i for i, s in enumerate(path) if Interpreter(enc.model, enc.chosen_config(m)).eval(prop.source, s))
+    loop = next((j for j in range(first, k) if path[j] == path[k]), None)
+    if loop is not None:
+        return failing(m, shape="lasso", loop_start=loop, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
+    return failing(m, note="From a state where `from` holds, the game ends or sticks without `to` ever holding.")

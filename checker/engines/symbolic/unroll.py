@@ -1,0 +1,157 @@
+"""Paths of the transition relation in one solver, and what "bad" means for each property kind.
+
+An `Unrolling` holds states s_0 .. s_k and, between consecutive states, one transition: a
+selector `sel_i` picks an action instance that is enabled in s_i (guard, weight > 0, the reading
+allows it, and forced rules first), s_i is not terminal and evaluating its transitions raises no
+modelling error (the explicit engine stops at such a state), and s_{i+1} is that instance's
+post-state. From an initial state this is exactly the interpreter's reachable play of length k.
+Without the initial constraint it is an arbitrary window of k steps, as k-induction needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import z3
+
+from checker.engines.symbolic.encoding import AND, EQ, NOT, OR, Encoder, State, Step, zv
+from checker.lang.expr import Expr
+
+
+@dataclass
+class Unrolling:
+    enc: Encoder
+    solver: z3.Solver
+    tag: str
+    initial: bool = True
+    strengthen: list[Expr] = field(default_factory=list)
+    states: list[State] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    sels: list[list[z3.BoolRef]] = field(default_factory=list)  # per step: one Bool per instance
+
+    def __post_init__(self) -> None:
+        self.solver.add(*self.enc.parameter_constraints())
+        self._add_state()
+        if self.initial:
+            self.solver.add(*self.enc.initial(self.states[0]))
+
+    @property
+    def k(self) -> int:
+        return len(self.states) - 1
+
+    def _add_state(self) -> None:
+        state = self.enc.new_state(f"{self.tag}{len(self.states)}")
+        self.solver.add(*self.enc.range_constraints(state))
+        for inv in self.strengthen:
+            value, _ = self.enc.term(inv, state, {})
+            self.solver.add(zv(value))
+        self.states.append(state)
+        self.steps.append(self.enc.step(state))
+
+    def extend(self) -> None:
+        """Add one transition s_k -> s_{k+1}."""
+        k = self.k
+        state, step = self.states[k], self.steps[k]
+        n = len(self.enc.instances)
+        sels = [z3.Bool(f"fire{i}@{self.tag}{k}") for i in range(n)]
+        self.solver.add(zv(NOT(step.terminal)), zv(NOT(step.error)), zv(OR(*sels)))
+        if n <= 12:
+            for i in range(n):
+                for j in range(i + 1, n):
+                    self.solver.add(z3.Or(z3.Not(sels[i]), z3.Not(sels[j])))
+        elif n:
+            self.solver.add(z3.AtMost(*sels, 1))
+        for i in range(n):
+            self.solver.add(z3.Implies(sels[i], zv(step.enabled[i])))
+        post = self.enc.post(state, step, lambda i: sels[i])
+        self.sels.append(sels)
+        self._add_state()
+        nxt = self.states[k + 1]
+        self.solver.add(*(zv(EQ(nxt[key], post[key])) for key in nxt))
+
+    # -- what the properties look at ----------------------------------------------------
+    def value(self, expr: Expr, i: int, env: dict | None = None, old: int | None = None):
+        value, _ = self.enc.term(expr, self.states[i], env or {}, self.states[old] if old is not None else None)
+        return value
+
+    def deadlock(self, i: int):
+        step = self.steps[i]
+        return AND(NOT(step.terminal), NOT(step.error), *(NOT(g) for g in step.guards))
+
+    def nondeterminism(self, i: int, tag: str):
+        """Two enabled forced instances with different post-states; returns (cond, b1, b2)."""
+        step, state = self.steps[i], self.states[i]
+        forced = [inst.id for inst in self.enc.instances if inst.forced]
+        if len(forced) < 2:
+            return False, None, None
+        b1, b2 = z3.Int(f"b1@{tag}{i}"), z3.Int(f"b2@{tag}{i}")
+        p1 = self.enc.post(state, step, lambda j: b1 == j)
+        p2 = self.enc.post(state, step, lambda j: b2 == j)
+        differ = OR(*(NOT(EQ(p1[key], p2[key])) for key in state))
+        cond = AND(
+            NOT(step.terminal), NOT(step.error), b1 < b2,
+            OR(*(AND(b1 == j, step.guards[j]) for j in forced)),
+            OR(*(AND(b2 == j, step.guards[j]) for j in forced)),
+            differ,
+        )
+        return cond, b1, b2
+
+    def fired(self, i: int, action: str):
+        """The transition into s_i was an instance of `action`."""
+        if i == 0:
+            return False
+        return OR(*(self.sels[i - 1][inst.id] for inst in self.enc.instances if inst.action.name == action))
+
+    def after_violated(self, i: int, action: str, expr: Expr):
+        if i == 0:
+            return False
+        cases = []
+        for inst in self.enc.instances:
+            if inst.action.name == action:
+                value, _ = self.enc.term(expr, self.states[i], inst.env, self.states[i - 1])
+                cases.append(AND(self.sels[i - 1][inst.id], NOT(value)))
+        return OR(*cases)
+
+    def loop_back(self, i: int, since: int = 0):
+        """s_i equals an earlier state s_j (since <= j < i)."""
+        return OR(*(self.enc.equal(self.states[j], self.states[i]) for j in range(since, i)))
+
+    def distinct(self, upto: int) -> list:
+        """Pairwise distinctness of s_0 .. s_upto (simple paths, for k-induction)."""
+        out = []
+        for i in range(upto + 1):
+            for j in range(i + 1, upto + 1):
+                out.append(zv(NOT(self.enc.equal(self.states[i], self.states[j]))))
+        return out
+
+    # -- reading a solver model back ------------------------------------------------------
+    def fired_instance(self, m: z3.ModelRef, i: int) -> int:
+        """The instance the model fires on step i (s_i -> s_{i+1})."""
+        return next(j for j, b in enumerate(self.sels[i]) if z3.is_true(m.eval(b, model_completion=True)))
+
+    def path(self, m: z3.ModelRef, upto: int | None = None) -> list[dict]:
+        last = self.k if upto is None else upto
+        return [self.enc.readable(m, self.states[i]) for i in range(last + 1)]
+
+
+def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, z3.ModelRef | None]:
+    """Is `cond` satisfiable together with the solver's constraints? ("sat" | "unsat" | "unknown", model)."""
+    import time
+
+    if cond is False:
+        return "unsat", None
+    if deadline is not None:
+        remaining = int((deadline - time.perf_counter()) * 1000)
+        if remaining <= 0:
+            return "unknown", None
+        solver.set("timeout", remaining)
+    solver.push()
+    try:
+        if cond is not True:
+            solver.add(zv(cond))
+        result = solver.check()
+        if result == z3.sat:
+            return "sat", solver.model()
+        return ("unsat" if result == z3.unsat else "unknown"), None
+    finally:
+        solver.pop()

@@ -1,0 +1,69 @@
+"""Shared fixtures: a small valid model to break in many ways, and helpers to write model files."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+HERE = os.path.dirname(__file__)
+DUEL = os.path.join(HERE, "models", "duel", "duel.yaml")
+
+MINI = textwrap.dedent(
+    """\
+    game: Mini
+    id: mini
+    players: [ann, bob]
+    domains:
+      kind: [low, high]
+    constants:
+      cards: {type: int, range: [0, 4], default: 2}
+    readings:
+      order:
+        clause: m-1
+        question: Who goes first?
+        options: {ann_first: Ann, bob_first: Bob}
+        default: ann_first
+    state:
+      deck: {type: "int[0..4]", of: kind}
+      turn: player
+      over: bool
+    init:
+      deck: cards
+      turn: ann
+      over: false
+    terminal: over
+    actions:
+      take:
+        by: turn
+        for: {k: kind}
+        when: deck[k] > 0
+        do:
+          deck[k]: deck[k] - 1
+          turn: succ(turn)
+        rule: m-1
+      stop:
+        by: rules
+        when: deck[low] == 0 and deck[high] == 0
+        do: {over: true}
+        rule: m-2
+    clauses:
+      m-1: {at: "1", says: "Take a card."}
+      m-2: {at: "2", says: "Stop when the deck is empty."}
+    """
+)
+
+
+def write(tmp_path, text: str, name: str = "model.yaml", folder: str = "game") -> str:
+    """Write a model file under tmp_path/models/<folder>/ and return its path."""
+    directory = tmp_path / "models" / folder
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.fixture
+def mini_text() -> str:
+    return MINI

@@ -1,0 +1,314 @@
+"""The symbolic engine, one property kind at a time, on small models written here."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from checker.engines.symbolic import check_symbolic
+from checker.runner import CheckOptions
+from tests.symbolic_support import bound_props, run, trace_len, write_game
+
+DUEL = os.path.join(os.path.dirname(__file__), "models", "duel", "duel.yaml")
+
+# A counter game: chance adds 1 or 2, a player may stop; a forced rule ends the game at the cap.
+COUNTER = """\
+game: Counter
+id: counter
+players: [ann, ben]
+constants:
+  cap: {type: int, range: [1, 8], default: 5}
+  step: {type: int, range: [1, 3], default: 2}
+readings:
+  bonus:
+    clause: r-1
+    question: Does a stop score a bonus?
+    options: {none: no bonus, one: one point}
+    default: none
+state:
+  n: "int[0..12]"
+  turn: player
+  over: bool
+init:
+  n: 0
+  turn: ann
+  over: false
+terminal: over
+actions:
+  roll:
+    by: chance
+    for: {d: dice}
+    when: n < cap
+    weight: 1
+    do: {n: "n + (1 if d == one else step)", turn: succ(turn)}
+    rule: r-1
+  stop:
+    by: turn
+    when: n >= 2 and n < cap
+    do: {over: true, n: "n + 1 if reading.bonus == one else n"}
+    rule: r-1
+  end:
+    by: rules
+    when: n >= cap
+    do: {over: true}
+    rule: r-1
+domains:
+  dice: [one, two]
+"""
+
+COUNTER_PROPS = """\
+- id: small
+  kind: invariant
+  expr: n <= 6
+- id: never-four
+  kind: unreachable
+  expr: n == 4
+- id: reach-three
+  kind: reachable
+  expr: n == 3
+- id: reach-twelve
+  kind: reachable
+  expr: n == 12
+- id: roll-grows
+  kind: after
+  action: roll
+  expr: n == old(n) + 1
+- id: ends
+  kind: terminates
+  measure: "(12 - n) * 2 + (0 if over else 1)"
+- id: ends-bounded
+  kind: terminates
+- id: ends-quickly
+  kind: terminates
+  within: 3
+- id: cap-leads-to-end
+  kind: leads-to
+  from: n >= cap
+  to: over
+"""
+
+
+@pytest.fixture()
+def counter(tmp_path):
+    return write_game(str(tmp_path), "counter", COUNTER, COUNTER_PROPS)
+
+
+def test_counter_verdicts_and_shortest_traces(counter):
+    sym = run(counter, "symbolic", depth=12)
+    exp = run(counter, "explicit")
+    for pid in ("small", "never-four", "reach-three", "reach-twelve", "roll-grows", "ends", "ends-bounded", "ends-quickly", "cap-leads-to-end", "deadlock-free", "deterministic", "coverage"):
+        assert sym[pid].status == exp[pid].status, (pid, sym[pid].status, sym[pid].bound, exp[pid].status)
+    # shortest counterexamples have the explicit engine's (breadth-first) length
+    assert trace_len(sym["never-four"]) == trace_len(exp["never-four"]) == 2
+    assert trace_len(sym["roll-grows"]) == trace_len(exp["roll-grows"]) == 1
+    assert trace_len(sym["ends-quickly"]) == 4
+    assert all(r.engine == "symbolic" for r in sym.values())
+
+
+def test_completeness_makes_proofs(counter):
+    sym = run(counter, "symbolic", depth=12)
+    assert sym["small"].status == "holds" and sym["small"].proof
+    assert "exhaustive" in sym["small"].bound
+    assert sym["reach-twelve"].status == "fails" and sym["reach-twelve"].proof
+
+
+def test_bounded_holds_is_not_a_proof(counter):
+    sym = run(counter, "symbolic", depth=2, ids={"deadlock-free", "reach-twelve"})
+    # depth 2 is not enough to see every play end; k-induction may or may not close
+    r = sym["reach-twelve"]
+    assert r.status in ("undecided", "fails")
+    if r.status == "undecided":
+        assert "BMC depth <= 2" in r.bound
+
+
+def test_ranking_function_proves_termination(counter):
+    sym = run(counter, "symbolic", depth=1, ids={"ends"})
+    assert sym["ends"].status == "holds" and sym["ends"].proof and sym["ends"].bound == "ranking function"
+
+
+def test_bad_measure_is_not_a_proof(tmp_path):
+    path = write_game(str(tmp_path), "counter", COUNTER, "- id: ends\n  kind: terminates\n  measure: n\n")
+    sym = run(path, "symbolic", depth=2, ids={"ends"})
+    assert sym["ends"].status == "holds" and not sym["ends"].proof
+    assert "does not decrease" in sym["ends"].detail
+
+
+def test_k_induction_proves_an_invariant_beyond_the_bound(tmp_path):
+    # a counter that wraps: plays never end, so only induction can prove the bound
+    model = """\
+    game: Wrap
+    id: wrap
+    state:
+      n: "int[0..9]"
+      m: "int[0..9]"
+    init: {n: 0, m: 0}
+    terminal: "False"
+    actions:
+      tick:
+        by: rules
+        do: {n: "(n + 1) % 10", m: "(m + 1) % 10"}
+        rule: r-1
+    """
+    props = """\
+    - id: same
+      kind: invariant
+      expr: n == m
+    - id: never-ten
+      kind: reachable
+      expr: n + m == 3
+    """
+    path = write_game(str(tmp_path), "wrap", model, props)
+    sym = run(path, "symbolic", depth=3)
+    assert sym["same"].status == "holds" and sym["same"].proof and sym["same"].bound.startswith("k-induction")
+    assert sym["never-ten"].status == "fails" and sym["never-ten"].proof
+    assert sym["deterministic"].status == "holds"
+
+
+def test_lasso(tmp_path):
+    model = """\
+    game: Loop
+    id: loop
+    players: [a, b]
+    state:
+      turn: player
+      k: "int[0..2]"
+    init: {turn: a, k: 0}
+    terminal: k == 2
+    actions:
+      pass:
+        by: turn
+        do: {turn: succ(turn)}
+        rule: r-1
+      go:
+        by: turn
+        when: turn == b
+        do: {k: k + 1}
+        rule: r-1
+    """
+    path = write_game(str(tmp_path), "loop", model, "- id: ends\n  kind: terminates\n")
+    sym = run(path, "symbolic", depth=6, ids={"ends"})
+    exp = run(path, "explicit", ids={"ends"})
+    assert sym["ends"].status == exp["ends"].status == "fails"
+    trace = sym["ends"].trace
+    assert trace.shape == "lasso" and trace.states()[trace.loop_start] == trace.states()[-1]
+
+
+DEADLOCK = """\
+game: Stuck
+id: stuck
+state:
+  x: "int[0..3]"
+  flag: bool
+init: {x: 0, flag: {choose: any}}
+terminal: x == 3
+actions:
+  up:
+    by: rules
+    when: x < 2 or flag
+    do: {x: x + 1}
+    rule: r-1
+  also:
+    by: rules
+    when: x == 1
+    do: {flag: true}
+    rule: r-1
+"""
+
+
+def test_deadlock_and_determinism(tmp_path):
+    path = write_game(str(tmp_path), "stuck", DEADLOCK)
+    sym = run(path, "symbolic", depth=6)
+    exp = run(path, "explicit")
+    assert sym["deadlock-free"].status == exp["deadlock-free"].status == "fails"
+    assert trace_len(sym["deadlock-free"]) == trace_len(exp["deadlock-free"]) == 2
+    assert sym["deadlock-free"].trace.shape == "deadlock"
+    assert sym["deterministic"].status == exp["deterministic"].status == "fails"
+    assert trace_len(sym["deterministic"]) == trace_len(exp["deterministic"]) == 1
+    assert len(sym["deterministic"].trace.branches) == 2
+
+
+def test_modelling_error_is_reported_with_its_trace(tmp_path):
+    model = """\
+    game: Boom
+    id: boom
+    state:
+      x: "int[0..3]"
+    init: {x: 0}
+    terminal: "False"
+    actions:
+      up:
+        by: rules
+        do: {x: x + 1}
+        rule: r-1
+    """
+    path = write_game(str(tmp_path), "boom", model, "- id: inv\n  kind: invariant\n  expr: x <= 3\n")
+    sym = run(path, "symbolic", depth=8)
+    exp = run(path, "explicit")
+    assert sym["inv"].status == exp["inv"].status == "error"
+    assert sym["inv"].trace.shape == "error" and trace_len(sym["inv"]) == trace_len(exp["inv"]) == 3
+    assert "outside its range" in sym["inv"].detail
+
+
+def test_division_by_zero_is_an_error(tmp_path):
+    model = """\
+    game: Div
+    id: div
+    state:
+      x: "int[0..3]"
+      y: "int[0..3]"
+    init: {x: 2, y: 0}
+    terminal: "False"
+    actions:
+      half:
+        by: rules
+        when: y < 3
+        do: {y: "y + 1 if x // (2 - y) >= 0 else y"}
+        rule: r-1
+    """
+    path = write_game(str(tmp_path), "div", model)
+    sym = run(path, "symbolic", depth=5, ids={"deadlock-free"})
+    exp = run(path, "explicit", ids={"deadlock-free"})
+    assert sym["deadlock-free"].status == exp["deadlock-free"].status == "error"
+    assert trace_len(sym["deadlock-free"]) == trace_len(exp["deadlock-free"]) == 2
+
+
+def test_duel_agrees_with_explicit():
+    model, props = bound_props(DUEL)
+    from checker.runner import check_config
+
+    for readings in ({}, {"tie": "defender"}):
+        config = model.default_config().with_readings(readings)
+        sym = {r.prop.id: r for r in check_symbolic(model, config, props, CheckOptions(depth=12))}
+        exp = {r.prop.id: r for r in check_config(model, config, props, CheckOptions())}
+        for pid in sym:
+            assert sym[pid].status == exp[pid].status, pid
+
+
+def test_free_constants_and_readings_name_their_values(counter):
+    # with `cap` and `step` free, z3 finds a cap that lets n exceed 6 (and names it)
+    sym = run(counter, "symbolic", depth=8, ids={"small"}, free_constants=True, free_readings=True)
+    r = sym["small"]
+    assert r.status == "fails"
+    assert "cap=" in r.detail and "step=" in r.detail
+    assert r.config.constants["cap"] + r.config.constants["step"] > 7
+    # the trace was replayed under the values the solver chose
+    assert r.trace.states()[-1]["n"] > 6
+
+
+def test_free_reading_in_only_and_expressions(counter):
+    sym = run(counter, "symbolic", depth=8, ids={"small"}, free_readings=True)
+    assert sym["small"].status == "holds"
+    sym = run(counter, "symbolic", depth=8, ids={"never-four"}, free_readings=True)
+    assert sym["never-four"].status == "fails"
+
+
+def test_cli_engine_symbolic(tmp_path):
+    from click.testing import CliRunner
+
+    from checker.cli import main
+
+    write_game(str(tmp_path), "counter", COUNTER, COUNTER_PROPS)
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "models"), "--engine", "symbolic", "--depth", "12", "--no-write", "--readings", "default", "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    assert '"symbolic"' in result.output
