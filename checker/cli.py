@@ -121,28 +121,65 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--out", default="counterexamples", show_default=True, type=click.Path(), help="Where traces are written.")
 @click.option("--no-write", is_flag=True, help="Do not write traces.")
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
+@click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool) -> None:
-    """Check models against their properties (default: every model under models/)."""
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str) -> None:
+    """Check models against their properties (default: every model under models/).
+
+    Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
+    and the default reading matrix), regenerates each checked game's errata page."""
+    from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
     from checker.report.table import print_results
-    from checker.runner import CheckOptions, check_paths
 
-    options = CheckOptions(
-        engine=engine, budget=Budget(max_states, timeout), readings=readings_mode, pinned=_pairs(pinned, "--reading"),
-        constants=_pairs(constants, "--set"), only_properties=set(only) or None, depth=depth,
-    )
-    with _progress_display() as on_progress:
-        options.on_progress = on_progress
-        results = check_paths(_default_paths(paths), options)
+    options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
+    results = _run_checks(paths, options)
+    full_run = not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
     if not no_write:
-        write_evidence(results, out, itf=itf, prune=not only and not pinned and not constants and readings_mode == "deviations")
+        write_evidence(results, out, itf=itf, prune=full_run)
+        if full_run:
+            write_errata(results, errata_dir)
     if fmt == "json":
         click.echo(json.dumps(results_json(results), indent=2, default=str))
     else:
         print_results(results, _console())
     sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):
+    from checker.runner import CheckOptions
+
+    return CheckOptions(
+        engine=engine, budget=Budget(max_states, timeout), readings=readings_mode, pinned=_pairs(pinned, "--reading"),
+        constants=_pairs(constants, "--set"), only_properties=set(only) or None, depth=depth,
+    )
+
+
+def _run_checks(paths: tuple[str, ...], options) -> list:
+    from checker.runner import check_paths
+
+    with _progress_display() as on_progress:
+        options.on_progress = on_progress
+        return check_paths(_default_paths(paths), options)
+
+
+@main.command()
+@click.argument("games", nargs=-1)
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path())
+@click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path())
+@guarded
+def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
+    """Regenerate the errata pages of GAMES (folder names under models/; default: all)."""
+    from checker.report.errata import write_errata
+
+    paths = tuple(os.path.join(models_dir, g) for g in games) or (models_dir,)
+    for path in paths:
+        if not os.path.isdir(path):
+            raise RulecheckError(f"no game folder `{path}`", hint=f"games: {', '.join(sorted(os.listdir(models_dir))) if os.path.isdir(models_dir) else 'none'}")
+    results = _run_checks(paths, _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ()))
+    for path in write_errata(results, errata_dir):
+        click.echo(f"wrote {path}")
 
 
 class _progress_display:

@@ -28,7 +28,7 @@ KINDS = {
     "coverage": set(),
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify"}
 VERDICTS = ("holds", "fails")
 
 
@@ -61,6 +61,8 @@ class Property:
     within: int | None = None
     depth: int | None = None
     generic_default: bool = False
+    finding: str = ""  # for the errata: what a failure means, in the rule text's terms
+    clarify: str = ""  # for the errata: the proposed clarification
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -143,6 +145,7 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
+        finding=str(item.get("finding", "")).strip(), clarify=str(item.get("clarify", "")).strip(),
     )
 
 

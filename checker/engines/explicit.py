@@ -12,7 +12,6 @@ the exploration is complete.
 from __future__ import annotations
 
 import time
-import tracemalloc
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -68,7 +67,6 @@ class Exploration:
     complete: bool = False
     stopped_by: str = ""
     seconds: float = 0.0
-    peak_bytes: int = 0
     fired: bytearray = field(default_factory=bytearray)
     error: tuple[int, str] | None = None  # (state number, message) of a modelling error
 
@@ -130,7 +128,6 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     after, fired = checks.after, exp.fired
     found = checks.found
     preds = checks.open_state_preds()
-    tracemalloc.start()
     started = time.perf_counter()
     last_report = started
 
@@ -219,8 +216,6 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     except _BudgetSpent:
         pass
     exp.seconds = time.perf_counter() - started
-    exp.peak_bytes = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
     if exp.complete and exp.layer_ends[-1] != len(states):
         exp.layer_ends.append(len(states))
     return exp, found

@@ -1,0 +1,143 @@
+"""The command line as a user runs it: exit statuses, output formats, files written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from checker.engines.explicit import Budget
+from checker.evidence import build_trace
+from checker.lang.build import load_model
+from checker.properties import bind, load_suite
+from checker.runner import CheckOptions, check_paths
+from checker.trace import ReplayMismatch
+
+HERE = os.path.dirname(__file__)
+
+
+def rulecheck(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the test project (models/ and properties/) to run the CLI in."""
+    shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
+    shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
+    return tmp_path
+
+
+def test_check_exits_0_when_every_result_matches_and_writes_evidence(project):
+    run = rulecheck("check", cwd=str(project))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "16 results, 16 as expected, 0 unexpected" in run.stdout
+    written = sorted(os.listdir(project / "counterexamples" / "duel"))
+    assert written == ["duel.scores-bounded.tie=defender.json", "duel.scores-bounded.tie=defender.md"]
+    assert (project / "docs" / "errata" / "duel.md").read_text().startswith("# Errata: High-card duel")
+
+
+def test_check_exits_1_when_a_result_differs_from_its_expect(project):
+    suite = project / "properties" / "duel.yaml"
+    suite.write_text(suite.read_text().replace('expect: {default: holds, "tie=defender": fails}', "expect: holds"))
+    run = rulecheck("check", "--no-write", cwd=str(project))
+    assert run.returncode == 1
+    assert "unexpected duel/duel scores-bounded [tie=defender]: fails, expected holds" in run.stdout
+
+
+def test_output_is_byte_identical_across_runs(project):
+    rulecheck("check", "--itf", cwd=str(project))
+    first = {p: (project / "counterexamples" / "duel" / p).read_bytes() for p in os.listdir(project / "counterexamples" / "duel")}
+    errata = (project / "docs" / "errata" / "duel.md").read_bytes()
+    rulecheck("check", "--itf", cwd=str(project))
+    second = {p: (project / "counterexamples" / "duel" / p).read_bytes() for p in os.listdir(project / "counterexamples" / "duel")}
+    assert first == second and len(first) == 3
+    assert errata == (project / "docs" / "errata" / "duel.md").read_bytes()
+
+
+def test_stale_traces_are_pruned_on_a_full_run(project):
+    folder = project / "counterexamples" / "duel"
+    folder.mkdir(parents=True)
+    (folder / "duel.old-property.default.json").write_text("{}")
+    rulecheck("check", cwd=str(project))
+    assert not (folder / "duel.old-property.default.json").exists()
+
+
+def test_json_format(project):
+    run = rulecheck("check", "--format", "json", "--no-write", cwd=str(project))
+    doc = json.loads(run.stdout)
+    assert doc["format"] == "rulecheck-results" and doc["unexpected"] == 0
+    failing = [r for r in doc["results"] if r["verdict"] == "fails"]
+    assert len(failing) == 1 and failing[0]["trace"]["steps"][-1]["action"] == "tie_break"
+    assert {r["engine"] for r in doc["results"]} == {"explicit"}
+
+
+def test_itf_export_follows_the_format(project):
+    rulecheck("check", "--itf", cwd=str(project))
+    doc = json.loads((project / "counterexamples" / "duel" / "duel.scores-bounded.tie=defender.itf.json").read_text())
+    assert doc["#meta"]["format"] == "ITF"
+    assert doc["vars"][0] == "action_taken" and "score" in doc["vars"]
+    states = doc["states"]
+    assert states[0]["action_taken"] == "init" and states[-1]["action_taken"] == "tie_break"
+    assert states[-1]["score"]["#map"][0] == ["alice", {"#bigint": "5"}]
+
+
+def test_explain_prints_the_narrative_of_a_saved_trace(project):
+    rulecheck("check", cwd=str(project))
+    run = rulecheck("explain", "counterexamples/duel/duel.scores-bounded.tie=defender.json", cwd=str(project))
+    assert run.returncode == 0
+    assert "8. The rules: tie_break (duel-3:" in run.stdout
+    assert "**Why this breaks it:**" in run.stdout
+
+
+def test_explain_rejects_a_file_that_is_not_a_trace(project):
+    (project / "x.json").write_text('{"hello": 1}')
+    run = rulecheck("explain", "x.json", cwd=str(project))
+    assert run.returncode == 2 and "not a rulecheck trace" in run.stderr
+
+
+@pytest.mark.parametrize(("args", "gist"), [(("check", "--reading", "tie"), "takes NAME=VALUE"), (("check", "--reading", "tie=sideways"), "not an option of `tie`"), (("check", "--set", "target=99"), "out of its range 1..9"), (("check", "nowhere"), "no such file or folder")])
+def test_bad_command_line_values_exit_2(project, args, gist):
+    run = rulecheck(*args, cwd=str(project))
+    assert run.returncode == 2 and gist in run.stderr and "Traceback" not in run.stderr
+
+
+def test_lint_reports_coverage(project):
+    run = rulecheck("lint", cwd=str(project))
+    assert run.returncode == 0
+    row = next(line for line in run.stdout.splitlines() if "duel" in line and "│" in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    # game, model, slots, bits (deck 2x3 + hand 4x3 + turn 1 + score 2x4 + phase 2), actions, readings,
+    # clauses, formalised, out of scope, unhandled, %
+    assert cells[2:] == ["5", "29", "5", "1", "5", "4", "1", "0", "100%"]
+
+
+def test_a_trace_the_interpreter_does_not_reproduce_is_refused(tmp_path):
+    model = load_model(os.path.join(HERE, "models", "duel", "duel.yaml"))
+    prop = bind(load_suite(os.path.join(HERE, "properties", "duel.yaml"))[1], model)
+    config = model.default_config().with_readings({"tie": "defender"})
+    result = next(r for r in check_paths([model.path], CheckOptions(budget=Budget())) if r.trace is not None)
+    states = result.trace.states()
+    forged = [dict(s) for s in states]
+    forged[2] = {**forged[2], "phase": "done"}  # a step no rule allows
+    with pytest.raises(ReplayMismatch):
+        build_trace(model, config, prop, forged, "path", "")
+    truncated = states[:-1]  # a path that does not end in a violation
+    with pytest.raises(ReplayMismatch):
+        build_trace(model, config, prop, truncated, "path", "")
+
+
+def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):
+    code = (
+        "import sys; from checker import evidence; from checker.trace import ReplayMismatch\n"
+        "def broken(*a, **k): raise ReplayMismatch('forged')\n"
+        "import checker.runner as r; r.build_trace = broken\n"
+        "from checker.cli import main; sys.argv=['rulecheck','check']; main()\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project))
+    assert run.returncode == 3 and "internal error" in run.stderr
+    assert not (project / "counterexamples").exists()

@@ -1,0 +1,340 @@
+"""Differential test: the explicit and the symbolic engine agree on random small models.
+
+Hypothesis writes small well-typed models as YAML (a few slots: ints, a bool, the player, an
+enum, an array over a two-member domain; a constant and a reading; two to four actions of every
+`by` kind, forced rules included, with parameters, `only`, weights and writes that may leave
+their range) and a property suite. Both engines check the default configuration; the symbolic
+engine deepens far enough to cover every reachable state (the explicit engine's breadth-first
+depth, or the number of states for the loop-shaped kinds), so its bounded verdicts are exact and
+must equal the explicit ones, and its first counterexample must be as short as the explicit
+engine's breadth-first one.
+
+Profiles: "ci" (default, about a minute) and "local" (HYPOTHESIS_PROFILE=local, many more
+examples). A mutation test shows that the comparison catches an engine that drops a guard or a
+transition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from checker.engines.symbolic import encoding
+from checker.lang.build import load_model
+from checker.lang.interp import Interpreter
+from checker.trace import ReplayMismatch
+from tests.symbolic_support import run, trace_len, write_game
+
+settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], derandomize=True)
+settings.register_profile("local", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+if PROFILE not in ("ci", "local"):
+    PROFILE = "ci"
+
+MAX_LOOP_STATES = 24  # compare terminates / leads-to only when the lasso search can be exhaustive
+
+
+# -- the model generator ----------------------------------------------------------------------
+@st.composite
+def int_atom(draw, ctx, param: bool):
+    choices = ["x", "c", str(draw(st.integers(0, 3)))]
+    if ctx["y"]:
+        choices.append("y")
+    if ctx["arr"]:
+        choices.append("arr[k]" if param else "arr[k0]")
+        choices.append("arr[k1]")
+    return draw(st.sampled_from(choices))
+
+
+@st.composite
+def int_expr(draw, ctx, param: bool = False, depth: int = 2):
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        return draw(int_atom(ctx, param))
+    form = draw(st.integers(0, 6))
+    a = draw(int_expr(ctx, param, depth - 1))
+    b = draw(int_expr(ctx, param, depth - 1))
+    if form == 0:
+        return f"({a} + {b})"
+    if form == 1:
+        return f"({a} - {b})"
+    if form == 2:
+        return f"min({a}, {b})"
+    if form == 3:
+        return f"max({a}, {b})"
+    if form == 4:
+        return f"({a} % {draw(st.integers(2, 3))})"
+    if form == 5 and ctx["arr"]:
+        return draw(st.sampled_from(["sum(arr[j] for j in kind)", "count(arr[j] > 0 for j in kind)", "max(arr[j] for j in kind if arr[j] > 0)"]))
+    cond = draw(bool_expr(ctx, param, depth - 1))
+    return f"({a} if {cond} else {b})"
+
+
+@st.composite
+def bool_expr(draw, ctx, param: bool = False, depth: int = 2):
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        atoms = ["turn == a", "turn == b"]
+        if ctx["f"]:
+            atoms += ["f", "not f"]
+        if ctx["ph"]:
+            atoms += ["ph == p0", "ph == p1", "ph != p2"]
+        if ctx["reading"]:
+            atoms.append("reading.r == o2")
+        if ctx["arr"]:
+            atoms.append("any(arr[j] > 0 for j in kind)")
+        atom = draw(st.sampled_from(atoms + ["CMP", "CMP", "CMP"]))
+        if atom != "CMP":
+            return atom
+        op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+        return f"{draw(int_atom(ctx, param))} {op} {draw(int_atom(ctx, param))}"
+    form = draw(st.integers(0, 3))
+    a = draw(bool_expr(ctx, param, depth - 1))
+    if form == 0:
+        return f"not ({a})"
+    b = draw(bool_expr(ctx, param, depth - 1))
+    if form == 1:
+        return f"({a} and {b})"
+    if form == 2:
+        return f"({a} or {b})"
+    op = draw(st.sampled_from(["==", "<", ">="]))
+    return f"{draw(int_expr(ctx, param, depth - 1))} {op} {draw(int_expr(ctx, param, depth - 1))}"
+
+
+def q(text: str) -> str:
+    return json.dumps(text)
+
+
+@st.composite
+def write_for(draw, ctx, slot: str, param: bool):
+    """(target, value) for one slot."""
+    if slot in ("x", "y"):
+        hi = ctx[f"{slot}hi"]
+        value = draw(int_expr(ctx, param, 1))
+        if draw(st.integers(0, 5)) > 0:  # mostly clamped; sometimes free to leave the range
+            value = f"min(max({value}, 0), {hi})"
+        return slot, value
+    if slot == "f":
+        return "f", draw(bool_expr(ctx, param, 1))
+    if slot == "turn":
+        return "turn", draw(st.sampled_from(["succ(turn)", "pred(turn)", "a", "b"]))
+    if slot == "ph":
+        return "ph", draw(st.sampled_from(["p0", "p1", "p2", "succ(ph)", "p2 if ph == p1 else p1"]))
+    # the array: one element, every element, or the whole domain at once
+    form = draw(st.integers(0, 2))
+    value = f"min(max({draw(int_expr(ctx, param, 1))}, 0), 2)"
+    if form == 0:
+        return ("arr[k]" if param else draw(st.sampled_from(["arr[k0]", "arr[k1]"]))), value
+    if form == 1:
+        return "arr", str(draw(st.integers(0, 2)))
+    return "arr[j] for j in kind", "min(arr[j] + 1, 2)"
+
+
+@st.composite
+def models(draw):
+    ctx = {
+        "y": draw(st.booleans()), "f": draw(st.booleans()), "ph": draw(st.booleans()),
+        "arr": draw(st.booleans()), "reading": draw(st.booleans()),
+        "xhi": draw(st.integers(2, 3)), "yhi": draw(st.integers(1, 2)),
+    }
+    lines = ["game: Random", "id: random", "players: [a, b]", "domains:", "  kind: [k0, k1]"]
+    lines += ["constants:", f"  c: {{type: int, range: [0, 2], default: {draw(st.integers(0, 2))}}}"]
+    if ctx["reading"]:
+        lines += ["readings:", "  r:", "    clause: r-1", "    question: which?", "    options: {o1: one, o2: two}", f"    default: {draw(st.sampled_from(['o1', 'o2']))}"]
+    lines += ["state:", f"  x: \"int[0..{ctx['xhi']}]\"", "  turn: player"]
+    init = [f"  x: {draw(st.sampled_from(['0', '1', '{choose: [0, 2]}', 'c']))}", f"  turn: {draw(st.sampled_from(['a', '{choose: player}']))}"]
+    slots = ["x", "turn"]
+    if ctx["y"]:
+        lines.append(f"  y: \"int[0..{ctx['yhi']}]\"")
+        init.append(f"  y: {draw(st.sampled_from(['0', '{choose: any}']))}")
+        slots.append("y")
+    if ctx["f"]:
+        lines.append("  f: bool")
+        init.append(f"  f: {draw(st.sampled_from(['false', 'true', '{choose: any}']))}")
+        slots.append("f")
+    if ctx["ph"]:
+        lines.append("  ph: [p0, p1, p2]")
+        init.append("  ph: p0")
+        slots.append("ph")
+    if ctx["arr"]:
+        lines.append("  arr: {type: \"int[0..2]\", of: kind}")
+        init.append(f"  arr: {draw(st.sampled_from(['0', '1', '{k0: 1, k1: 0}', '{choose: any}']))}")
+        slots.append("arr")
+    lines += ["init:", *init]
+    if draw(st.integers(0, 4)) == 0:
+        lines.append(f"init_where: {q(draw(bool_expr(ctx, False, 1)))}")
+    terminal = draw(st.one_of(st.just(f"x == {ctx['xhi']}"), bool_expr(ctx, False, 1)))
+    lines.append(f"terminal: {q(terminal)}")
+    lines.append("actions:")
+    names = []
+    for i in range(draw(st.integers(2, 4))):
+        name = f"act{i}"
+        names.append(name)
+        by = draw(st.sampled_from(["chance", "rules", "turn", "a"]))
+        param = ctx["arr"] and draw(st.booleans())
+        lines += [f"  {name}:", f"    by: {by}"]
+        if param:
+            lines.append("    for: {k: kind}")
+        lines.append(f"    when: {q(draw(bool_expr(ctx, param, 2)))}")
+        if by == "chance":
+            lines.append(f"    weight: {q(draw(st.sampled_from(['1', 'x + 1', 'c', 'arr[k]' if param else '2'])))}")
+        written = draw(st.lists(st.sampled_from(slots), min_size=1, max_size=2, unique=True))
+        lines.append("    do:")
+        for slot in written:
+            target, value = draw(write_for(ctx, slot, param))
+            lines.append(f"      {q(target)}: {q(value)}")
+        lines.append("    rule: r-1")
+        if ctx["reading"] and draw(st.integers(0, 3)) == 0:
+            lines.append(f"    only: {{r: {draw(st.sampled_from(['o1', 'o2']))}}}")
+    props = [
+        f"- {{id: inv, kind: invariant, expr: {q(draw(bool_expr(ctx, False, 2)))}}}",
+        f"- {{id: reach, kind: reachable, expr: {q(draw(bool_expr(ctx, False, 2)))}}}",
+        f"- {{id: unreach, kind: unreachable, expr: {q(draw(bool_expr(ctx, False, 1)))}}}",
+        f"- {{id: aft, kind: after, action: {draw(st.sampled_from(names))}, expr: {q(draw(int_atom(ctx, False)) + ' ' + draw(st.sampled_from(['>=', '==', '!='])) + ' old(' + draw(int_atom(ctx, False)) + ')')}}}",
+        "- {id: ends, kind: terminates}",
+        f"- {{id: leads, kind: leads-to, from: {q(draw(bool_expr(ctx, False, 1)))}, to: {q(draw(bool_expr(ctx, False, 1)))}}}",
+    ]
+    return "\n".join(lines) + "\n", "\n".join(props) + "\n"
+
+
+# -- the comparison ---------------------------------------------------------------------------
+EXACT_LENGTH = ("invariant", "unreachable", "deadlock-free", "after", "deterministic")
+
+
+def symbolic_verdict(result) -> str:
+    """The symbolic verdict read at a depth that covers every reachable state."""
+    if result.status == "undecided" and result.prop.kind in ("reachable", "coverage"):
+        return "fails"
+    return result.status
+
+
+def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
+    """Where the engines differ on this model (empty when they agree)."""
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        model = load_model(path)
+        if not Interpreter(model, model.default_config()).initial_states():
+            return []  # no initial state: nothing to compare
+        exp = run(path, "explicit")
+        any_result = next(iter(exp.values()))
+        if any_result.bound != "exhaustive":
+            return []
+        states, depth = any_result.states, any_result.depth
+        loops = states <= MAX_LOOP_STATES
+        sym_depth = max(depth + 1, states + 1 if loops else 0)
+        try:
+            sym = run(path, "symbolic", depth=sym_depth)
+        except ReplayMismatch as exc:
+            return [f"symbolic trace does not replay: {exc}"]
+    out = []
+    errors = {pid for pid, r in exp.items() if r.status == "error"} | {pid for pid, r in sym.items() if r.status == "error"}
+    if errors:
+        # a modelling error stops both searches: compare where it first happens
+        e = next((r for r in exp.values() if r.status == "error"), None)
+        s = next((r for r in sym.values() if r.status == "error"), None)
+        if (e is None) != (s is None):
+            out.append(f"modelling error: explicit {e and e.detail!r}, symbolic {s and s.detail!r}")
+        elif trace_len(e) != trace_len(s):
+            out.append(f"modelling error depth: explicit {trace_len(e)}, symbolic {trace_len(s)}")
+        return out
+    for pid, e in exp.items():
+        s = sym[pid]
+        if e.prop.kind in ("terminates", "leads-to") and not loops:
+            continue
+        if symbolic_verdict(s) != e.status:
+            out.append(f"{pid}: explicit {e.status}, symbolic {s.status} ({s.bound})")
+        elif e.status == "fails" and e.prop.kind in EXACT_LENGTH and trace_len(e) != trace_len(s):
+            out.append(f"{pid}: shortest counterexample explicit {trace_len(e)} steps, symbolic {trace_len(s)}")
+    return out
+
+
+@settings(settings.get_profile(PROFILE))
+@given(models())
+def test_engines_agree(case):
+    model_yaml, props_yaml = case
+    assume("act" in model_yaml)
+    problems = disagreements(model_yaml, props_yaml)
+    assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+# -- mutation: the comparison catches a dropped guard or a dropped transition ------------------
+@contextmanager
+def mutated(kind: str, action: str | None = None):
+    """Break the symbolic encoding on purpose: ignore every guard, or drop an action's transitions
+    (the named action's, or the last instance's)."""
+    original = encoding.Encoder.step
+
+    def step(self, state):
+        result = original(self, state)
+        if kind == "guard":
+            result.guards = [encoding.AND(self.exists(inst.action), True) for inst in self.instances]
+        elif action is None:  # the last instance can never fire
+            result.guards = result.guards[:-1] + [False]
+        else:
+            result.guards = [False if inst.action.name == action else g for g, inst in zip(result.guards, self.instances)]
+        forced = encoding.OR(*(g for g, inst in zip(result.guards, self.instances) if inst.forced))
+        result.forced_any = forced
+        result.enabled = [g if inst.forced else encoding.AND(g, encoding.NOT(forced)) for g, inst in zip(result.guards, self.instances)]
+        return result
+
+    encoding.Encoder.step = step
+    try:
+        yield
+    finally:
+        encoding.Encoder.step = original
+
+
+FIXED = """\
+game: Fixed
+id: fixed
+players: [a, b]
+state:
+  x: "int[0..3]"
+  turn: player
+init: {x: 0, turn: a}
+terminal: x == 3
+actions:
+  up:
+    by: turn
+    when: x < 2
+    do: {x: x + 1, turn: succ(turn)}
+    rule: r-1
+  jump:
+    by: rules
+    when: x == 2 and turn == a
+    do: {x: 3}
+    rule: r-1
+  wait:
+    by: turn
+    when: x == 2 and turn == b
+    do: {turn: a}
+    rule: r-1
+"""
+FIXED_PROPS = """\
+- {id: inv, kind: invariant, expr: "x <= 3"}
+- {id: reach, kind: reachable, expr: "x == 3"}
+- {id: ends, kind: terminates}
+- {id: one, kind: reachable, expr: "x == 1"}
+- {id: jump-from-two, kind: after, action: jump, expr: "old(x) == 2"}
+"""
+
+
+@pytest.mark.parametrize("kind", ["guard", "transition"])
+def test_mutation_is_caught(kind):
+    assert disagreements(FIXED, FIXED_PROPS) == []
+    with mutated(kind, "up"):
+        assert disagreements(FIXED, FIXED_PROPS), f"dropping a {kind} went unnoticed"
+
+
+@pytest.mark.parametrize("kind", ["guard", "transition"])
+def test_mutation_is_caught_on_random_models(kind):
+    """Hypothesis itself finds a random model on which the mutated engine disagrees."""
+    from hypothesis import find
+
+    with mutated(kind):
+        case = find(models(), lambda c: bool(disagreements(*c)), settings=settings(max_examples=60, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)))
+    assert case
