@@ -16,6 +16,7 @@ from checker.errors import RulecheckError
 from checker.evidence import build_trace
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
@@ -127,17 +128,54 @@ def check_model(model: Model, suite: list[Property], options: CheckOptions) -> l
     bound = [bind(p, model) for p in props]
     results: list[Result] = []
     constants = parse_constants(model, options.constants)
+    relevant = referenced_readings(model, bound)
+    explored: dict[tuple, tuple] = {}
     for config in reading_configs(model, options.readings, options.pinned, constants):
-        results.extend(check_config(model, config, bound, options))
+        key = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
+        if options.engine == "explicit" and key in explored:
+            # The options that differ are read by nothing: the exploration is the same one.
+            exp, findings = explored[key]
+            results.extend(explicit_result(model, config, prop, findings[prop.id], exp) for prop in bound)
+            continue
+        batch, exploration = _check_config(model, config, bound, options)
+        if exploration is not None:
+            explored[key] = exploration
+        results.extend(batch)
     return results
+
+
+def referenced_readings(model: Model, props: list[BoundProperty]) -> set[str]:
+    """The readings some expression, `only` or property of this model actually consults."""
+    exprs = [model.terminal, *model.init_where]
+    exprs += [e for e in (model.outcome,) if e is not None]
+    for elems in model.init.values():
+        for elem in elems.values():
+            exprs += [e for e in (elem.value, *(elem.choices or ())) if e is not None]
+    names: set[str] = set()
+    for action in model.actions.values():
+        names.update(action.only)
+        exprs += [action.guard, *(e for e in (action.weight, action.actor) if e is not None)]
+        for assign in action.assigns:
+            exprs += [assign.value, *assign.indices]
+    for prop in props:
+        exprs += [e for e in (prop.expr, prop.source, prop.target, prop.measure) if e is not None]
+    for expr in exprs:
+        names.update(node.name for node in walk(expr) if isinstance(node, ReadingRef))
+    return names
 
 
 def check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> list[Result]:
     """Decide every property under one configuration with the chosen engine."""
+    return _check_config(model, config, props, options)[0]
+
+
+def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], tuple | None]:
+    """check_config, also returning the explicit exploration and findings (None for the
+    symbolic engine) so that an equivalent configuration can reuse them."""
     if options.engine == "symbolic":
         from checker.engines.symbolic import check_symbolic
 
-        return check_symbolic(model, config, props, options)
+        return check_symbolic(model, config, props, options), None
     compiled = CompiledModel(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
@@ -152,7 +190,7 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
 
             again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
-    return results
+    return results, (exp, findings)
 
 
 def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:

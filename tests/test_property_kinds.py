@@ -323,3 +323,11 @@ def test_unknown_names_in_properties_are_located_errors(tmp_path, kind):
     with pytest.raises(RulecheckError) as info:
         run(tmp_path, COUNTER, text)
     assert info.value.loc is not None and info.value.loc.file.endswith("g.yaml")
+
+
+def test_a_reading_nothing_consults_reuses_the_exploration_but_keeps_its_rows(tmp_path):
+    model = COUNTER.replace("readings:\n", "readings:\n  unused:\n    clause: c-2\n    question: Q?\n    options: {p: p, q: q}\n    default: p\n")
+    results = run(tmp_path, model, "- {id: below3, kind: invariant, expr: \"x < 3\", expect: fails}\n")
+    reused, default = results[("below3", "unused=q")], results[("below3", "default")]
+    assert reused.status == default.status == "fails"
+    assert reused.trace.config.readings["unused"] == "q" and len(reused.trace.steps) == len(default.trace.steps)

@@ -308,6 +308,21 @@ class Emitter:
         return Code(f"_pick({op}, [{items}], {op!r})")
 
 
+@dataclass
+class _Pending:
+    """An instance whose guard is still to be emitted: the conjuncts not yet tested."""
+
+    instance: Instance
+    conjuncts: list[Expr]
+
+
+def _conjuncts(expr: Expr) -> list[Expr]:
+    """A guard's top-level `and` operands, left to right."""
+    if isinstance(expr, Binary) and expr.op == "and":
+        return _conjuncts(expr.left) + _conjuncts(expr.right)
+    return [expr]
+
+
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
@@ -365,25 +380,102 @@ class CompiledModel:
         for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
             mask = next(f.mask for f in self.layout.fields if f.offset == offset)
             lines.append(f"    s_{offset} = (s >> {offset}) & {mask}" if offset else f"    s_0 = s & {mask}")
-        forced_blocks: list[tuple[Code, list[str]]] = []
-        free_blocks: list[tuple[Code, list[str]]] = []
-        for instance in self.instances:
-            guard = self._guard(emitter, instance)
-            if guard.const and not guard.value:
-                continue
-            block = self._effect_block(emitter, instance, self.encoded_params(instance), "f" if instance.forced else "r")
-            (forced_blocks if instance.forced else free_blocks).append((guard, block))
-        if forced_blocks:
+        forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
+        free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
+        if forced:
             lines.append("    f = []")
-            for guard, block in forced_blocks:
-                lines.extend(self._guarded(guard, block))
+            lines.extend(self._dispatch(emitter, forced, 1))
             lines.append("    if f:")
             lines.append("        return f")
         lines.append("    r = []")
-        for guard, block in free_blocks:
-            lines.extend(self._guarded(guard, block))
+        lines.extend(self._dispatch(emitter, free, 1))
         lines.append("    return r")
         return "\n".join(lines) + "\n"
+
+    def _dispatch(self, emitter: Emitter, pending: list[_Pending], depth: int) -> list[str]:
+        """Guarded effect blocks, nested under `if field == value` tests where guards share a
+        leading equality on one state field: each state then tests only the guards that can hold.
+        Only a guard's *first* conjunct is hoisted, so evaluation order (and so which errors can
+        happen) is exactly the guard's own."""
+        pad = "    " * depth
+        keys = [self._dispatch_key(emitter, p) for p in pending]
+        counts = Counter(k[0] for k in keys if k is not None)
+        offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
+        if offset is None:
+            lines: list[str] = []
+            for item in pending:
+                lines.extend(self._plain_block(emitter, item, pad))
+            return lines
+        grouped: dict[int, list[_Pending]] = {}
+        rest: list[_Pending] = []
+        for item, key in zip(pending, keys):
+            if key is not None and key[0] == offset:
+                grouped.setdefault(key[1], []).append(_Pending(item.instance, item.conjuncts[1:]))
+            else:
+                rest.append(item)
+        width = next(f.width for f in self.layout.fields if f.offset == offset)
+        read = emitter.read("s", offset, (1 << width) - 1)
+        lines = [f"{pad}d{depth} = {read}"]
+        for n, (value, items) in enumerate(sorted(grouped.items())):
+            lines.append(f"{pad}{'if' if n == 0 else 'elif'} d{depth} == {value}:")
+            body = self._dispatch(emitter, items, depth + 1)
+            lines.extend(body or [f"{pad}    pass"])
+        for item in rest:
+            lines.extend(self._plain_block(emitter, item, pad))
+        return lines
+
+    def _dispatch_key(self, emitter: Emitter, item: _Pending) -> tuple[int, int] | None:
+        """(bit offset, encoded value) when the first conjunct is `field == constant`."""
+        if not item.conjuncts:
+            return None
+        first = item.conjuncts[0]
+        env = self.encoded_params(item.instance)
+        negate = isinstance(first, Unary) and first.op == "not"
+        if negate:
+            first = first.operand
+        if isinstance(first, SlotRef) and first.type.kind == "bool":
+            slot_ref, value = first, _lit(not negate)
+        elif not negate and isinstance(first, Binary) and first.op == "==":
+            if isinstance(first.left, SlotRef):
+                slot_ref, value = first.left, emitter.emit(first.right, env)
+            elif isinstance(first.right, SlotRef):
+                slot_ref, value = first.right, emitter.emit(first.left, env)
+            else:
+                return None
+        else:
+            return None
+        if not value.const:
+            return None
+        slot = self.model.slots[slot_ref.name]
+        element = emitter.element_number(slot_ref, slot.dims, env, "s") if slot_ref.indices else _lit(0)
+        if not element.const:
+            return None
+        layout = self.layout.slots[slot_ref.name]
+        encoded = value.value
+        if slot.elem.type.kind == "int":
+            if not slot.elem.lo <= encoded <= slot.elem.hi:
+                return None
+            encoded -= slot.elem.lo
+        elif slot.elem.type.kind == "bool":
+            encoded = 1 if encoded else 0
+        return layout.base + element.value * layout.width, encoded
+
+    def _plain_block(self, emitter: Emitter, item: _Pending, pad: str) -> list[str]:
+        instance = item.instance
+        env = self.encoded_params(instance)
+        guard = _lit(True)
+        for conjunct in item.conjuncts:
+            guard = self._and(guard, emitter.emit(conjunct, env))
+            if guard.const and not guard.value:
+                return []
+        if instance.action.weight is not None:
+            guard = self._and(guard, emitter.arith(">", emitter.emit(instance.action.weight, env), _lit(0)))
+            if guard.const and not guard.value:
+                return []
+        block = self._effect_block(emitter, instance, env, "f" if instance.forced else "r")
+        if guard.const:
+            return [f"{pad}{line}" for line in block]
+        return [f"{pad}if {guard.text}:"] + [f"{pad}    {line}" for line in block]
 
     def _guard(self, emitter: Emitter, instance: Instance) -> Code:
         """The guard, and for a chance action also `weight > 0`."""
@@ -400,12 +492,6 @@ class CompiledModel:
         if right.const:
             return left if right.value else right
         return Code(f"({left.text} and {right.text})")
-
-    @staticmethod
-    def _guarded(guard: Code, block: list[str]) -> list[str]:
-        if guard.const:
-            return [f"    {line}" for line in block]
-        return [f"    if {guard.text}:"] + [f"        {line}" for line in block]
 
     def _effect_block(self, emitter: Emitter, instance: Instance, env: dict[str, Any], target: str) -> list[str]:
         """Statements computing the post-state from `s` and appending it to `target`."""
