@@ -182,6 +182,49 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
         click.echo(f"wrote {path}")
 
 
+@main.command()
+@click.argument("model_path", type=click.Path())
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same games.")
+@click.option("--max-steps", type=click.IntRange(min=1), default=1000, show_default=True, help="Give up on a game after this many steps.")
+@click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION")
+@click.option("--set", "constants", multiple=True, metavar="NAME=VALUE")
+@guarded
+def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tuple[str, ...], constants: tuple[str, ...]) -> None:
+    """Play random games of one model: length, outcomes, and how often each rule fires.
+
+    Chance moves follow their weights; players choose uniformly. An estimate, never a proof."""
+    from rich.table import Table
+
+    from checker.engines.simulate import simulate as run_games
+    from checker.lang.build import load_model
+    from checker.lang.compile import CompiledModel
+    from checker.runner import parse_constants, reading_configs
+
+    model = load_model(model_path)
+    config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
+    report = run_games(CompiledModel(model, config), games, seed, max_steps)
+    console = _console()
+    lengths = sorted(report.lengths)
+    console.print(f"{model.game} ({model.id}), readings {config.reading_label(model)}: {games} games, seed {seed}")
+    if lengths:
+        console.print(f"finished {report.finished}; length mean {report.mean_length:.1f}, median {lengths[len(lengths) // 2]}, min {lengths[0]}, max {lengths[-1]} steps")
+    table = Table(title="outcomes", header_style="bold")
+    table.add_column("outcome")
+    table.add_column("games", justify="right")
+    for outcome, count in report.outcomes.most_common():
+        table.add_row(outcome, f"{count} ({100 * count / games:.1f}%)")
+    console.print(table)
+    rules = Table(title="rules fired (share of games)", header_style="bold")
+    for column in ("action", "clauses", "games"):
+        rules.add_column(column, justify="right" if column == "games" else "left")
+    for name, action in model.actions.items():
+        rules.add_row(name, ", ".join(action.rule), f"{100 * report.fired[name] / games:.1f}%")
+    console.print(rules)
+    for message, count in report.errors.items():
+        console.print(f"[red]modelling error in {count} game(s):[/] {message}")
+
+
 class _progress_display:
     """A live line of progress on a terminal (states, rate, depth, frontier); silent otherwise."""
 

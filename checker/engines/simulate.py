@@ -1,0 +1,86 @@
+"""Seeded random play: statistics for models too large to explore.
+
+Each game starts from a random initial state and repeatedly takes one enabled move: a chance
+move with probability proportional to its weight (among the chance moves), a player's move
+uniformly among that player's options. When chance moves and players' moves are enabled at once,
+each mover is equally likely to go first. Forced rules always go first, as in every engine.
+Nothing here proves anything: it estimates game length, outcomes and how often each rule fires.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from checker.errors import ModellingError
+from checker.lang.compile import CompiledModel
+
+
+@dataclass
+class SimulationReport:
+    games: int
+    finished: int
+    lengths: list[int] = field(default_factory=list)
+    outcomes: Counter = field(default_factory=Counter)
+    fired: Counter = field(default_factory=Counter)  # action name -> games in which it fired
+    stuck: int = 0
+    errors: Counter = field(default_factory=Counter)
+
+    @property
+    def mean_length(self) -> float:
+        return sum(self.lengths) / len(self.lengths) if self.lengths else 0.0
+
+
+def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> SimulationReport:
+    rng = random.Random(seed)
+    report = SimulationReport(games=games, finished=0)
+    weights = _weight_functions(compiled)
+    outcome = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
+    for _ in range(games):
+        state = rng.choice(compiled.initial)
+        fired: set[str] = set()
+        for step in range(max_steps + 1):
+            if compiled.terminal(state):
+                report.finished += 1
+                report.lengths.append(step)
+                report.outcomes[str(outcome(state)) if outcome else "finished"] += 1
+                break
+            if step == max_steps:
+                report.outcomes[f"unfinished after {max_steps} steps"] += 1
+                break
+            try:
+                moves = compiled.successors(state)
+            except ModellingError as exc:
+                report.errors[exc.message] += 1
+                break
+            if not moves:
+                report.stuck += 1
+                report.outcomes["stuck (no rule applies)"] += 1
+                break
+            inst_id, state = _choose(rng, compiled, moves, state, weights)
+            fired.add(compiled.instances[inst_id].action.name)
+        report.fired.update(fired)
+    return report
+
+
+def _weight_functions(compiled: CompiledModel) -> dict[int, object]:
+    out = {}
+    for inst in compiled.instances:
+        if inst.action.weight is not None:
+            out[inst.id] = compiled.function(inst.action.weight, compiled.encoded_params(inst))
+    return out
+
+
+def _choose(rng: random.Random, compiled: CompiledModel, moves: list[tuple[int, int]], state: int, weights: dict) -> tuple[int, int]:
+    by_mover: dict[str, list[tuple[int, int]]] = {}
+    for move in moves:
+        action = compiled.instances[move[0]].action
+        mover = "chance" if action.by == "chance" else ("rules" if action.by == "rules" else f"player:{compiled.interpreter.actor(action, dict(compiled.instances[move[0]].params), compiled.layout.unpack(state))}")
+        by_mover.setdefault(mover, []).append(move)
+    mover = rng.choice(sorted(by_mover))
+    options = by_mover[mover]
+    if mover == "chance":
+        chosen_weights = [weights[i](state) if i in weights else 1 for i, _ in options]
+        return rng.choices(options, weights=chosen_weights, k=1)[0]
+    return rng.choice(options)

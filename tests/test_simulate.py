@@ -1,0 +1,44 @@
+"""Random play: reproducible with a seed, and honest about games that do not finish."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from checker.engines.simulate import simulate
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from tests.conftest import DUEL, write
+from tests.test_property_kinds import LOOPS, STUCK
+
+
+def compiled(path: str, **readings: str) -> CompiledModel:
+    model = load_model(path)
+    return CompiledModel(model, model.default_config().with_readings(readings))
+
+
+def test_the_same_seed_plays_the_same_games():
+    first = simulate(compiled(DUEL), 200, 7, 100)
+    second = simulate(compiled(DUEL), 200, 7, 100)
+    assert first.lengths == second.lengths and first.outcomes == second.outcomes
+    assert sum(first.outcomes.values()) == 200 and first.finished == 200
+    assert set(first.outcomes) == {"alice", "bob"}
+    assert first.fired["draw"] == 200 and first.fired["finish"] == 200
+
+
+def test_tie_rule_fires_only_under_its_reading():
+    assert simulate(compiled(DUEL), 200, 1, 100).fired["tie_break"] == 0
+    assert simulate(compiled(DUEL, tie="defender"), 200, 1, 100).fired["tie_break"] > 0
+
+
+def test_endless_and_stuck_games_are_reported(tmp_path):
+    loops = simulate(compiled(write(tmp_path, LOOPS, "loops.yaml"), loop="forced"), 20, 0, 50)
+    assert loops.finished == 0 and loops.outcomes["unfinished after 50 steps"] == 20
+    stuck = simulate(compiled(write(tmp_path, STUCK, "stuck.yaml")), 20, 0, 50)
+    assert stuck.stuck == 20
+
+
+def test_simulate_command(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "checker.cli", "simulate", DUEL, "--games", "50", "--seed", "3"], capture_output=True, text=True, cwd=os.path.dirname(DUEL))
+    assert run.returncode == 0 and "50 games, seed 3" in run.stdout and "tie_break" in run.stdout
