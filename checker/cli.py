@@ -122,8 +122,9 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--no-write", is_flag=True, help="Do not write traces.")
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -134,6 +135,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.table import print_results
 
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
+    options.jobs = jobs
     results = _run_checks(paths, options)
     full_run = not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
     if not no_write:
@@ -159,8 +161,9 @@ def _check_options(engine: str, max_states: int, timeout: float, depth: int, rea
 def _run_checks(paths: tuple[str, ...], options) -> list:
     from checker.runner import check_paths
 
-    with _progress_display() as on_progress:
+    with _progress_display() as (on_progress, on_jobs_done):
         options.on_progress = on_progress
+        options.on_jobs_done = on_jobs_done
         return check_paths(_default_paths(paths), options)
 
 
@@ -177,7 +180,9 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     for path in paths:
         if not os.path.isdir(path):
             raise RulecheckError(f"no game folder `{path}`", hint=f"games: {', '.join(sorted(os.listdir(models_dir))) if os.path.isdir(models_dir) else 'none'}")
-    results = _run_checks(paths, _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ()))
+    options = _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ())
+    options.jobs = os.cpu_count() or 1
+    results = _run_checks(paths, options)
     for path in write_errata(results, errata_dir):
         click.echo(f"wrote {path}")
 
@@ -226,11 +231,12 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
 
 
 class _progress_display:
-    """A live line of progress on a terminal (states, rate, depth, frontier); silent otherwise."""
+    """A live progress line on a terminal, silent otherwise. Serial runs show the exploration
+    (states, rate, depth, frontier); parallel runs show how many explorations have finished."""
 
-    def __enter__(self) -> Callable[[str, Progress], None] | None:
+    def __enter__(self) -> tuple[Callable[[str, Progress], None] | None, Callable[[int, int], None] | None]:
         if not sys.stderr.isatty():
-            return None
+            return None, None
         from rich.live import Live
 
         self.live = Live("", console=Console(stderr=True), transient=True, refresh_per_second=4)
@@ -239,7 +245,10 @@ class _progress_display:
         def show(label: str, p: Progress) -> None:
             self.live.update(f"{label}: {p.states:,} states, {p.rate:,.0f} states/s, depth {p.depth}, frontier {p.frontier:,}, {p.seconds:.1f} s")
 
-        return show
+        def jobs_done(done: int, total: int) -> None:
+            self.live.update(f"{done}/{total} explorations finished")
+
+        return show, jobs_done
 
     def __exit__(self, *exc: object) -> None:
         if hasattr(self, "live"):

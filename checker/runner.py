@@ -34,7 +34,9 @@ class CheckOptions:
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
     depth: int = 30  # symbolic: the deepest unrolling
-    on_progress: Callable[[str, Progress], None] | None = None
+    jobs: int = 1  # worker processes for independent explorations
+    on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
+    on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
 
 
 @dataclass
@@ -123,25 +125,47 @@ def parse_constants(model: Model, raw: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def check_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Result]:
+@dataclass
+class Job:
+    """One exploration's worth of work: a model under a group of reading combinations that
+    differ only in readings nothing consults, so one exploration decides them all."""
+
+    model: Model
+    configs: list[tuple[int, Config]]  # (position in the model's reading matrix, config)
+    props: list[BoundProperty]
+    engine: str
+    budget: Budget
+    depth: int
+
+
+def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
     props = [p for p in properties_for(model, suite) if options.only_properties is None or p.id in options.only_properties]
     bound = [bind(p, model) for p in props]
-    results: list[Result] = []
     constants = parse_constants(model, options.constants)
     relevant = referenced_readings(model, bound)
-    explored: dict[tuple, tuple] = {}
-    for config in reading_configs(model, options.readings, options.pinned, constants):
+    groups: dict[tuple, list[tuple[int, Config]]] = {}
+    for position, config in enumerate(reading_configs(model, options.readings, options.pinned, constants)):
         key = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
-        if options.engine == "explicit" and key in explored:
-            # The options that differ are read by nothing: the exploration is the same one.
-            exp, findings = explored[key]
-            results.extend(explicit_result(model, config, prop, findings[prop.id], exp) for prop in bound)
-            continue
-        batch, exploration = _check_config(model, config, bound, options)
-        if exploration is not None:
-            explored[key] = exploration
-        results.extend(batch)
-    return results
+        if options.engine != "explicit":
+            key = (position,)
+        groups.setdefault(key, []).append((position, config))
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth) for configs in groups.values()]
+
+
+def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress)
+    (first_position, first), *others = job.configs
+    batch, exploration = _check_config(job.model, first, job.props, options)
+    out = [(first_position, batch)]
+    for position, config in others:
+        # The options that differ are read by nothing: the exploration is the same one.
+        exp, findings = exploration
+        out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
+    return out
+
+
+def check_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Result]:
+    return _run_jobs(plan_model(model, suite, options), options)
 
 
 def referenced_readings(model: Model, props: list[BoundProperty]) -> set[str]:
@@ -216,10 +240,41 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
 
 
 def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
-    results: list[Result] = []
+    jobs: list[Job] = []
     for game in load_games(paths):
         for model in game.models:
-            if model.abstract:
-                continue
-            results.extend(check_model(model, game.suite, options))
+            if not model.abstract:
+                jobs.extend(plan_model(model, game.suite, options))
+    return _run_jobs(jobs, options)
+
+
+def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
+    """Run jobs (in parallel worker processes when options.jobs > 1) and return the results in
+    the order a serial run gives: model by model, reading combination by reading combination."""
+    if options.jobs > 1 and len(jobs) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        outputs = []
+        with ProcessPoolExecutor(max_workers=min(options.jobs, len(jobs))) as pool:
+            for done, output in enumerate(pool.map(run_job, jobs), start=1):
+                outputs.append(output)
+                if options.on_jobs_done is not None:
+                    options.on_jobs_done(done, len(jobs))
+        models = {job.model.path: job.model for job in jobs}
+        for output in outputs:
+            for _, batch in output:
+                for result in batch:
+                    result.model = models[result.model.path]  # one model object per file, as in a serial run
+    else:
+        outputs = [run_job(job, options.on_progress) for job in jobs]
+    by_model: dict[str, list[tuple[int, list[Result]]]] = {}
+    order: list[str] = []
+    for job, output in zip(jobs, outputs):
+        if job.model.path not in by_model:
+            order.append(job.model.path)
+        by_model.setdefault(job.model.path, []).extend(output)
+    results: list[Result] = []
+    for path in order:
+        for _, batch in sorted(by_model[path], key=lambda item: item[0]):
+            results.extend(batch)
     return results

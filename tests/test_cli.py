@@ -141,3 +141,14 @@ def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project))
     assert run.returncode == 3 and "internal error" in run.stderr
     assert not (project / "counterexamples").exists()
+
+
+def test_parallel_and_serial_runs_write_the_same_bytes(project):
+    serial = rulecheck("check", "--jobs", "1", "--out", "serial", "--errata-dir", "serial-errata", "--format", "json", cwd=str(project))
+    parallel = rulecheck("check", "--jobs", "2", "--out", "parallel", "--errata-dir", "parallel-errata", "--format", "json", cwd=str(project))
+    assert serial.returncode == parallel.returncode == 0
+    strip = lambda doc: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(doc)["results"]]  # noqa: E731
+    assert strip(serial.stdout) == strip(parallel.stdout)
+    for name in os.listdir(project / "serial" / "duel"):
+        assert (project / "serial" / "duel" / name).read_bytes() == (project / "parallel" / "duel" / name).read_bytes()
+    assert (project / "serial-errata" / "duel.md").read_bytes() == (project / "parallel-errata" / "duel.md").read_bytes()
