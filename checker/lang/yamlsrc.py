@@ -8,11 +8,24 @@ which PyYAML silently accepts, are rejected here.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 
 from checker.errors import Loc, RulecheckError
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans: only true/false (any case) are booleans, so that
+    words designers write (yes, no, on, off) stay words."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
 
 
 class YMap(dict):
@@ -50,7 +63,7 @@ def _loc(path: str, node: yaml.Node) -> Loc:
 class _Builder:
     def __init__(self, path: str) -> None:
         self.path = path
-        self.scalars = yaml.SafeLoader("")
+        self.scalars = _Loader("")
 
     def build(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.MappingNode):
@@ -99,7 +112,7 @@ def load_yaml(path: str, text: str | None = None) -> Any:
         except OSError as exc:
             raise RulecheckError(f"cannot read file: {exc.strerror}", Loc(path, 1, 1)) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path, 1, 1)

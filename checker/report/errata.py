@@ -133,10 +133,16 @@ def _readings_section(models: list[Model], by_prop: dict[str, list[Result]]) -> 
         changes = []
         for pid, rs in by_prop.items():
             for option in reading.options:
-                broken = [r for r in rs if r.config.readings.get(name) == option and r.reading_label != "default" and r.status in ("fails", "error")]
-                default_ok = [r for r in rs if r.reading_label == "default" and r.model.id in {b.model.id for b in broken} and r.status == "holds"]
-                if broken and default_ok:
-                    changes.append(f"`{option}` breaks {pid}")
+                if option == reading.default:
+                    continue
+                # The single change of this reading: it alone differs from the model's defaults.
+                changed = [r for r in rs if _only_deviation(r) == (name, option)]
+                for r in changed:
+                    default = next((d for d in rs if d.model.id == r.model.id and d.reading_label == "default"), None)
+                    if default is not None and default.status != r.status and r.status in ("fails", "error"):
+                        changes.append(f"`{option}` breaks {pid}")
+                    elif default is not None and default.status != r.status and default.status in ("fails", "error") and r.status == "holds":
+                        changes.append(f"`{option}` repairs {pid}")
         clauses = ", ".join(reading.clauses)
         lines.append(f"- **{name}** ({clauses}): {reading.question}")
         for option, meaning in reading.options.items():
@@ -145,6 +151,13 @@ def _readings_section(models: list[Model], by_prop: dict[str, list[Result]]) -> 
         if changes:
             lines.append(f"  - Outcome-changing: {'; '.join(sorted(set(changes)))}.")
     return lines
+
+
+def _only_deviation(result: Result) -> tuple[str, str] | None:
+    """The (reading, option) by which a result's combination differs from the defaults, when
+    it differs in exactly one reading."""
+    diffs = [(n, o) for n, o in result.config.readings.items() if result.model.readings[n].default != o]
+    return diffs[0] if len(diffs) == 1 else None
 
 
 def _entry(number: int, pid: str, results: list[Result], models: list[Model]) -> list[str]:
