@@ -208,7 +208,6 @@ def _step_json(step: Step) -> dict[str, Any]:
         "text": step.text,
         "clauses": [{"id": cid, "says": says} for cid, says in step.clauses],
         "changes": [{"element": n, "before": b, "after": a} for n, b, a in step.changes],
-        "state": _jsonable_state(step.state),
     }
 
 
