@@ -113,6 +113,8 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
+@click.option("--free-constants", is_flag=True, help="Symbolic engine: leave scalar constants free within their declared ranges (a counterexample names the values).")
+@click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
 @click.option("--readings", "readings_mode", type=click.Choice(["deviations", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
@@ -124,7 +126,7 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -136,6 +138,12 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
+    if free_constants or free_readings:
+        if engine == "explicit":
+            raise RulecheckError("--free-constants and --free-readings need --engine symbolic (or auto)")
+        options.free_constants, options.free_readings = free_constants, free_readings
+        if free_readings:
+            options.readings = "default"  # one symbolic run covers every reading combination
     results = _run_checks(paths, options)
     full_run = not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
     if not no_write:

@@ -88,9 +88,14 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
     elif kind == "terminates":
         require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
     elif kind == "leads-to":
-        start = next((i for i, s in enumerate(states) if interp.eval(prop.source, s)), None)
-        require(start is not None, "a state where `from` holds")
-        require(not any(interp.eval(prop.target, s) for s in states[start:]), "a play from `from` that avoids `to`")
+        # some state where `from` holds, after which (and round the loop) `to` never holds; it
+        # need not be the first state where `from` holds (`to` may hold at an earlier one)
+        def avoids(i: int) -> bool:
+            first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
+            return not any(interp.eval(prop.target, s) for s in states[first:])
+
+        require(any(interp.eval(prop.source, s) for s in states), "a state where `from` holds")
+        require(any(interp.eval(prop.source, s) and avoids(i) for i, s in enumerate(states)), "a play from `from` that avoids `to`")
         if trace.shape == "lasso":
             require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
         else:

@@ -34,6 +34,8 @@ class CheckOptions:
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
     depth: int = 30  # symbolic: the deepest unrolling
+    free_constants: bool = False  # symbolic: scalar constants free within their declared ranges
+    free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
@@ -96,33 +98,53 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
 
 
 def parse_constants(model: Model, raw: dict[str, str]) -> dict[str, Any]:
-    """`--set NAME=VALUE` values, typed and range-checked against this model's constants."""
+    """`--set NAME=VALUE` (or `--set TABLE[member]=VALUE`) values, typed and range-checked
+    against this model's constants; names the model does not have are left to other models."""
     out: dict[str, Any] = {}
-    for name, text in raw.items():
+    for target, text in raw.items():
+        name, _, rest = target.partition("[")
         if name not in model.constants:
             continue
         const = model.constants[name]
-        if const.is_table:
-            raise RulecheckError(f"--set {name}: tables cannot be set from the command line")
-        kind = const.elem.type.kind
-        if kind == "int":
-            try:
-                value: Any = int(text)
-            except ValueError:
-                raise RulecheckError(f"--set {name}={text}: expected an integer") from None
-            if const.elem.lo is not None and not const.elem.lo <= value <= const.elem.hi:
-                raise RulecheckError(f"--set {name}={text}: out of its range {const.elem.lo}..{const.elem.hi}")
-        elif kind == "bool":
-            if text.lower() not in ("true", "false"):
-                raise RulecheckError(f"--set {name}={text}: expected true or false")
-            value = text.lower() == "true"
-        else:
-            members = model.domains[const.elem.type.domain].members
-            if text not in members:
-                raise RulecheckError(f"--set {name}={text}: expected one of {', '.join(members)}")
-            value = text
-        out[name] = value
+        value = _constant_value(model, const, target, text)
+        if not rest:
+            if const.is_table:
+                raise RulecheckError(f"--set {target}: `{name}` is a table; set one entry, as in --set {name}[{const.dims[0].values()[0]}]={text}")
+            out[name] = value
+            continue
+        key = tuple(part.rstrip("]") for part in ("[" + rest).split("[")[1:])
+        if not const.is_table or len(key) != len(const.dims):
+            raise RulecheckError(f"--set {target}: `{name}` takes {len(const.dims)} index(es)")
+        typed_key = []
+        for part, dom in zip(key, const.dims):
+            member = part if dom.is_enum else (int(part) if part.lstrip("-").isdigit() else part)
+            if not dom.contains(member):
+                raise RulecheckError(f"--set {target}: `{part}` is not in {dom.name}")
+            typed_key.append(member)
+        table = dict(out.get(name, const.default))
+        table[tuple(typed_key)] = value
+        out[name] = table
     return out
+
+
+def _constant_value(model: Model, const, target: str, text: str) -> Any:
+    kind = const.elem.type.kind
+    if kind == "int":
+        try:
+            value: Any = int(text)
+        except ValueError:
+            raise RulecheckError(f"--set {target}={text}: expected an integer") from None
+        if const.elem.lo is not None and not const.elem.lo <= value <= const.elem.hi:
+            raise RulecheckError(f"--set {target}={text}: out of its range {const.elem.lo}..{const.elem.hi}")
+        return value
+    if kind == "bool":
+        if text.lower() not in ("true", "false"):
+            raise RulecheckError(f"--set {target}={text}: expected true or false")
+        return text.lower() == "true"
+    members = model.domains[const.elem.type.domain].members
+    if text not in members:
+        raise RulecheckError(f"--set {target}={text}: expected one of {', '.join(members)}")
+    return text
 
 
 @dataclass
@@ -136,6 +158,7 @@ class Job:
     engine: str
     budget: Budget
     depth: int
+    free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -149,11 +172,12 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
         if options.engine != "explicit":
             key = (position,)
         groups.setdefault(key, []).append((position, config))
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth) for configs in groups.values()]
+    free = (options.free_constants, options.free_readings)
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress)
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]

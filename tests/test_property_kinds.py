@@ -331,3 +331,28 @@ def test_a_reading_nothing_consults_reuses_the_exploration_but_keeps_its_rows(tm
     reused, default = results[("below3", "unused=q")], results[("below3", "default")]
     assert reused.status == default.status == "fails"
     assert reused.trace.config.readings["unused"] == "q" and len(reused.trace.steps) == len(default.trace.steps)
+
+
+def test_variants_drop_readings_tables_initialise_arrays_and_set_changes_entries(tmp_path):
+    from checker.errors import RulecheckError
+    from checker.lang.build import load_model
+    from checker.runner import parse_constants
+
+    base = COUNTER.replace("state:\n", "constants:\n  start: {type: int, of: player, value: {ann: 1, bob: 2}, range: [0, 4]}\nstate:\n  score: {type: \"int[0..4]\", of: player}\n")
+    base = base.replace("init:\n", "init:\n  score: start\n")
+    write(tmp_path, base, "base.yaml", "g")
+    variant = write(tmp_path, "extends: base.yaml\nid: fixed\nremove_readings: [step]\nactions:\n  inc:\n    by: turn\n    when: x < 4\n    do: {x: x + 1, turn: succ(turn)}\n    rule: c-1\n", "fixed.yaml", "g")
+    model = load_model(variant)
+    assert "step" not in model.readings
+    state = model.default_config()
+    from checker.lang.interp import Interpreter
+
+    assert Interpreter(model, state).initial_states()[0]["score"] == {("ann",): 1, ("bob",): 2}
+    assert parse_constants(model, {"start[bob]": "4"})["start"] == {("ann",): 1, ("bob",): 4}
+    for bad in ({"start[carl]": "1"}, {"start": "1"}, {"start[bob]": "9"}):
+        with pytest.raises(RulecheckError):
+            parse_constants(model, bad)
+    broken = write(tmp_path, "extends: base.yaml\nid: broken\nremove_readings: [steps]\n", "broken.yaml", "g")
+    with pytest.raises(RulecheckError) as info:
+        load_model(broken)
+    assert "did you mean `step`" in (info.value.hint or "")

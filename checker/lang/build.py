@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from checker.errors import Loc, RulecheckError, did_you_mean
-from checker.lang.expr import Expr, Lit, Var
+from checker.lang.expr import ConstRef, Expr, Lit, Var
 from checker.lang.loader import load_merged
 from checker.lang.model import Action, Assign, Clause, Constant, InitElem, Model, Reading, Slot
 from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain
@@ -21,7 +21,7 @@ from checker.lang.yamlsrc import YList, YMap
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
     "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
-    "remove_actions", "clauses",
+    "remove_actions", "remove_readings", "clauses",
 }
 REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
 ACTION_KEYS = {"by", "for", "when", "do", "weight", "rule", "only", "text"}
@@ -381,8 +381,24 @@ class ModelBuilder:
                     raise RulecheckError(f"init of `{slot.name}` has no value for `{member}`", spec.loc, None, f"give every member of {dom.name}, or one value for all")
                 out.update(self.init_slot(scope, slot, spec[member], spec.value_loc(member), depth + 1, (*prefix, member)))
             return out
+        if isinstance(spec, str) and spec in scope.constants and scope.constants[spec][1]:
+            return self.init_from_table(scope, slot, spec, loc, remaining, prefix)
         value = self.init_value(scope, slot, spec, loc)
         return {(*prefix, *rest): InitElem(value=value) for rest in _product(remaining)}
+
+    def init_from_table(self, scope: Scope, slot: Slot, table: str, loc: Loc, remaining: tuple[Domain, ...], prefix: tuple) -> dict[tuple, InitElem]:
+        """`deck: counts`: an array takes a table's values element by element."""
+        elem, dims = scope.constants[table]
+        if tuple(d.name for d in dims) != tuple(d.name for d in remaining):
+            want = ", ".join(d.name for d in remaining) or "nothing"
+            raise RulecheckError(f"table `{table}` is over {', '.join(d.name for d in dims)}, but `{slot.name}` needs one over {want} here", loc, table)
+        if elem.type != slot.elem.type:
+            raise RulecheckError(f"type mismatch: table `{table}` holds {elem.type}, `{slot.name}` holds {slot.elem.type}", loc, table)
+        out = {}
+        for rest in _product(remaining):
+            indices = tuple(Lit(d.type, value=v, loc=loc) for d, v in zip(remaining, rest))
+            out[(*prefix, *rest)] = InitElem(value=ConstRef(elem.type, name=table, indices=indices, loc=loc))
+        return out
 
     def init_value(self, scope: Scope, slot: Slot, spec: Any, loc: Loc) -> Expr:
         constants_only = Scope(scope.domains, {}, scope.constants, scope.readings, scope.defines)

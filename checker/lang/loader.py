@@ -19,7 +19,7 @@ CLAUSE_FILE = "clauses.yaml"
 # How a variant's section combines with its base's.
 FIELDWISE = {"constants", "readings"}  # entry by entry, and field by field inside an entry
 ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses"}  # entry by entry
-NOT_INHERITED = {"abstract", "extends", "remove_actions"}
+NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings"}
 
 
 def model_files(paths: list[str]) -> list[str]:
@@ -77,9 +77,9 @@ def merge(base: YMap, variant: YMap) -> YMap:
             out[key] = value
         out.key_locs[key] = variant.key_loc(key)
         out.value_locs[key] = variant.value_loc(key)
-    removed = variant.get("remove_actions")
-    if removed is not None:
-        _remove_actions(out, removed, variant.value_loc("remove_actions"))
+    for key, section in (("remove_actions", "actions"), ("remove_readings", "readings")):
+        if variant.get(key) is not None:
+            _remove_entries(out, section, variant[key], variant.value_loc(key), key)
     return out
 
 
@@ -100,17 +100,21 @@ def _merge_entries(base: YMap, extra: YMap, fieldwise: bool) -> YMap:
     return out
 
 
-def _remove_actions(out: YMap, removed: object, loc: Loc) -> None:
-    if not isinstance(removed, list):
-        raise RulecheckError("`remove_actions` takes a list of action names", loc)
-    actions = out.get("actions")
-    for i, name in enumerate(removed):
-        if not isinstance(actions, YMap) or name not in actions:
-            from checker.errors import did_you_mean
+def _remove_entries(out: YMap, section: str, removed: object, loc: Loc, key: str) -> None:
+    """Drop inherited actions or readings by name (a variant's remove_actions/remove_readings)."""
+    from checker.errors import did_you_mean
 
-            item_loc = removed.item_loc(i) if hasattr(removed, "item_loc") else loc
-            raise RulecheckError(f"`remove_actions` names an action the base does not have: `{name}`", item_loc, str(name), did_you_mean(str(name), actions or []))
-        del actions[name]
+    if not isinstance(removed, list):
+        raise RulecheckError(f"`{key}` takes a list of names", loc)
+    entries = out.get(section)
+    if isinstance(entries, YMap):
+        entries = _copy_map(entries)
+        out[section] = entries
+    for i, name in enumerate(removed):
+        item_loc = removed.item_loc(i) if hasattr(removed, "item_loc") else loc
+        if not isinstance(entries, YMap) or name not in entries:
+            raise RulecheckError(f"`{key}` names something the base does not have: `{name}`", item_loc, str(name), did_you_mean(str(name), entries or []))
+        del entries[name]
 
 
 def _copy_map(source: YMap) -> YMap:

@@ -59,49 +59,82 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
     return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
 
 
+PROOF_DEPTHS = (0, 1, 3, 7, 15)  # after these BMC depths, try k-induction with k = depth + 1
+
+
+class Prover:
+    """k-induction attempts interleaved with the deepening, and the proofs found so far."""
+
+    def __init__(self, enc: Encoder, deadline: float) -> None:
+        self.enc = enc
+        self.deadline = deadline
+        self.proved: list[BoundProperty] = []
+        self.tried: dict = {}  # prop id (or ("_error", strengthening size)) -> largest k tried
+        self.errors_excluded: int | None = None  # k of the proof that no modelling error is reachable
+
+    def strengthening(self) -> list:
+        return [p.expr if p.kind == "invariant" else _negate(p.expr) for p in self.proved if p.kind in ("invariant", "unreachable")]
+
+    def __call__(self, depth: int, open_props: list[BoundProperty], run: BMCRun, final: bool = False) -> dict[str, Outcome]:
+        if not final and depth not in PROOF_DEPTHS:
+            return {}
+        max_k = min(MAX_INDUCTION_K, depth + 1)
+        out: dict[str, Outcome] = {}
+        candidates = [p for p in open_props if p.kind in SAFETY or p.kind == "reachable"]
+        for _ in range(2):  # a second round uses what the first one proved
+            progress = False
+            for prop in candidates:
+                checked = run.checked.get(prop.id, -1)
+                k_limit = min(max_k, checked + 1)
+                if prop.id in out or k_limit <= self.tried.get(prop.id, 0) or time.perf_counter() > self.deadline:
+                    continue
+                self.tried[prop.id] = k_limit
+                k = k_induction(self.enc, prop, self.strengthening(), k_limit, self.deadline)
+                if k is None:
+                    continue
+                progress = True
+                if prop.kind == "reachable":
+                    out[prop.id] = Outcome("fails", True, f"k-induction (k={k})", detail="No reachable state satisfies the expression (proved by k-induction).", depth=checked)
+                else:
+                    self.proved.append(prop)
+                    out[prop.id] = Outcome("holds", True, f"k-induction (k={k})", depth=checked)
+            if not progress:
+                break
+            for prop_id in out:  # a later proof may use the earlier ones: retry the others
+                self.tried.pop(prop_id, None)
+            self.tried = {pid: k for pid, k in self.tried.items() if isinstance(pid, tuple) or pid in out}
+        # no modelling error in any reachable state (using the invariants proved so far)
+        key = ("_error", len(self.proved))
+        if self.errors_excluded is None and self.tried.get(key, 0) < max_k and run.error_free_to >= depth:
+            self.tried[key] = max_k
+            self.errors_excluded = k_induction(self.enc, "_error", self.strengthening(), max_k, self.deadline)
+            run.errors_excluded = self.errors_excluded is not None
+        return out
+
+
 def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float) -> dict[str, Outcome]:
-    run = run_bmc(enc, props, depth, deadline)
+    prover = Prover(enc, deadline)
+    run = run_bmc(enc, props, depth, deadline, prover)
     out = dict(run.outcomes)
+    out.update(run.pending)
     undecided = [p for p in props if p.id not in out]
     if run.complete_at is not None:
         for prop in undecided:
             out[prop.id] = exhaustive(enc, prop, run)
         return out
-    # the bounded verdicts, then proofs where they can be had
+    # the bounded verdicts, then proofs where they can still be had
+    if run.stopped_by != "timeout":
+        out.update(prover(run.reached, undecided, run, final=True))
     for prop in undecided:
-        out[prop.id] = bounded(enc, prop, run)
-    errors_excluded = False
-    if run.stopped_by != "timeout" and run.error_free_to >= 0:
-        k = k_induction(enc, "_error", [], min(MAX_INDUCTION_K, run.error_free_to + 1), deadline)
-        errors_excluded = k is not None
-    proved: list[BoundProperty] = []
-    candidates = [p for p in undecided if p.kind in SAFETY or p.kind == "reachable"]
-    for _ in range(2):  # a second round uses what the first one proved
-        progress = False
-        for prop in candidates:
-            if out[prop.id].proof or time.perf_counter() > deadline:
-                continue
-            checked = run.checked.get(prop.id, -1)
-            if checked < 0:
-                continue
-            strengthen = [p.expr if p.kind == "invariant" else _negate(p.expr) for p in proved if p.kind in ("invariant", "unreachable")]
-            k = k_induction(enc, prop, strengthen, min(MAX_INDUCTION_K, checked + 1), deadline)
-            if k is None:
-                continue
-            progress = True
-            if prop.kind != "reachable":
-                proved.append(prop)
-            caveat = "" if errors_excluded else f"; modelling errors excluded only to depth {run.error_free_to}"
-            if prop.kind == "reachable":
-                out[prop.id] = Outcome("fails", True, f"k-induction (k={k}){caveat}", detail="No reachable state satisfies the expression (proved by k-induction).", depth=checked)
-            else:
-                out[prop.id] = Outcome("holds", True, f"k-induction (k={k}){caveat}", depth=checked)
-        if not progress:
-            break
-    strengthen = [p.expr if p.kind == "invariant" else _negate(p.expr) for p in proved if p.kind in ("invariant", "unreachable")]
+        if prop.id not in out:
+            out[prop.id] = bounded(enc, prop, run)
+    if prover.errors_excluded is None and run.complete_at is None:
+        for outcome in out.values():
+            if outcome.bound.startswith("k-induction") and "excluded only" not in outcome.bound:
+                outcome.bound += f"; modelling errors excluded only to depth {run.error_free_to}"
     for prop in undecided:
         if prop.kind == "terminates" and prop.measure is not None and time.perf_counter() < deadline:
-            status, state = ranking(enc, prop.measure, strengthen, deadline)
+            status, state = ranking(enc, prop.measure, prover.strengthening(), deadline)
             if status == "proved":
                 out[prop.id] = Outcome("holds", True, "ranking function", depth=run.reached, detail="the measure is >= 0 and decreases on every step")
             elif status == "refuted":

@@ -14,7 +14,7 @@ from typing import Any
 
 import z3
 
-from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder
+from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
 from checker.engines.symbolic.unroll import Unrolling, query
 from checker.errors import ModellingError
 from checker.lang.interp import Interpreter
@@ -53,6 +53,8 @@ class BMCRun:
     stopped_by: str = ""
     error_free_to: int = -1  # no modelling error in any state up to this depth
     coverage_fired: set[str] = field(default_factory=set)
+    pending: dict[str, Outcome] = field(default_factory=dict)  # proofs, void if a modelling error is found
+    errors_excluded: bool = False  # proved: no reachable state raises a modelling error
 
 
 def describe_config(enc: Encoder, cfg: Config) -> str:
@@ -62,7 +64,9 @@ def describe_config(enc: Encoder, cfg: Config) -> str:
     return ("fails when " + ", ".join(parts)) if parts else ""
 
 
-def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadline: float) -> BMCRun:
+def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadline: float, prove=None) -> BMCRun:
+    """Deepen from 0 to the largest depth asked for. `prove(k, open_props, run)`, called after
+    each depth k has been checked, may return outcomes (proofs) that close properties early."""
     run = BMCRun()
     limits = {p.id: (p.prop.depth or default_depth) for p in props}
     max_depth = max(limits.values(), default=default_depth)
@@ -81,7 +85,7 @@ def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadli
         finish(prop, outcome)
 
     for k in range(0, max_depth + 1):
-        if not open_props:
+        if not open_props and (not run.pending or run.errors_excluded):
             break
         if k > 0:
             u.extend()
@@ -121,6 +125,7 @@ def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadli
         if status == "unsat":
             run.error_free_to = k
             run.reached = k
+            _prove(prove, k, open_props, run, finish)
             continue
         # a modelling error in a state of depth k ends the search for every open property
         status, m = query(solver, u.steps[k].error, deadline)
@@ -135,14 +140,28 @@ def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadli
                 message = "a modelling error"
             except ModellingError as exc:
                 message = exc.message
+            error = Outcome("error", True, f"BMC: modelling error at depth {k}", path, cfg, shape="error", depth=k,
+                            note=f"Modelling error in the next step: {message}", detail=message)
+            for prop_id in list(run.pending):  # a proof over error-free plays: the error comes first
+                run.outcomes[prop_id] = error
+                del run.pending[prop_id]
             for prop in list(open_props):
-                finish(prop, Outcome("error", True, f"BMC: modelling error at depth {k}", path, cfg, shape="error", depth=k,
-                                     note=f"Modelling error in the next step: {message}", detail=message))
+                finish(prop, error)
             run.reached = k
             break
         run.error_free_to = k
         run.reached = k
+        _prove(prove, k, open_props, run, finish)
     return run
+
+
+def _prove(prove, k: int, open_props: list[BoundProperty], run: BMCRun, finish) -> None:
+    if prove is None or not open_props:
+        return
+    for prop_id, outcome in prove(k, list(open_props), run).items():
+        prop = next(p for p in open_props if p.id == prop_id)
+        open_props.remove(prop)
+        run.pending[prop_id] = outcome
 
 
 def _condition(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int, run: BMCRun, coverage_targets: set[str]):
@@ -246,19 +265,20 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
 
 
 def _leads_to_cond(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int):
-    """A play where `from` holds at some point and `to` never holds afterwards, ending (stuck,
-    terminal) or looping back within the part that avoids `to`."""
-    started = []
-    acc = False
-    conds = []
-    for i in range(k + 1):
-        acc = OR(acc, u.value(prop.source, i))
-        started.append(acc)
-        conds.append(OR(NOT(acc), NOT(u.value(prop.target, i))))
+    """A play with a state where `from` holds after which `to` never holds, ending (terminal or
+    stuck) or looping back into that part. `on_j` (fresh per depth) marks the avoiding part."""
+    on = [z3.Bool(f"avoid{j}@lt{k}") for j in range(k + 1)]
+    conds = [on[k]]
+    for j in range(k + 1):
+        conds.append(z3.Implies(on[j], zv(NOT(u.value(prop.target, j)))))
+        entered = z3.And(on[j], z3.Not(on[j - 1])) if j > 0 else on[0]
+        conds.append(z3.Implies(entered, zv(u.value(prop.source, j))))
+        if j > 0:
+            conds.append(z3.Implies(on[j - 1], on[j]))
     step = u.steps[k]
     ends = OR(step.terminal, u.deadlock(k))
-    loops = [AND(started[j], enc.equal(u.states[j], u.states[k])) for j in range(k)]
-    return AND(started[k], *conds, OR(ends, *loops))
+    loops = [AND(on[j], enc.equal(u.states[j], u.states[k])) for j in range(k)]
+    return AND(*conds, OR(ends, *loops))
 
 
 def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, deadline: float, failing, cond):
@@ -268,7 +288,7 @@ def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, d
     if status == "unsat":
         return None
     path = u.path(m, k)
-    first = next(i for i, s in enumerate(path) if Interpreter(enc.model, enc.chosen_config(m)).eval(prop.source, s))
+    first = next(j for j in range(k + 1) if z3.is_true(m.eval(z3.Bool(f"avoid{j}@lt{k}"), model_completion=True)))
     loop = next((j for j in range(first, k) if path[j] == path[k]), None)
     if loop is not None:
         return failing(m, shape="lasso", loop_start=loop, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
