@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.engines.explicit import Budget, Finding, Progress, decide, explore
-from checker.errors import RulecheckError
+from checker.errors import RulecheckError, did_you_mean
 from checker.evidence import build_trace
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
@@ -51,26 +51,31 @@ class GameModels:
 
 
 def load_games(paths: list[str]) -> list[GameModels]:
-    """Load and validate every model under `paths`, grouped by folder, with their suites."""
-    by_folder: dict[str, list[Model]] = {}
-    for path in model_files(paths):
-        model = load_model(path)
-        by_folder.setdefault(model.path.rsplit("/", 1)[0], []).append(model)
-    games = []
-    for _, models in sorted(by_folder.items()):
-        suite = load_suite(suite_path(models[0].path))
-        for prop in suite:
-            applicable = [m for m in models if prop.applies_to(m)]
-            if prop.variants is not None:
-                known = {m.id for m in models}
-                for variant in prop.variants:
-                    if variant not in known:
-                        from checker.errors import did_you_mean
+    """Load and validate the models under `paths`, grouped by folder, with their suites.
 
-                        raise RulecheckError(f"property `{prop.id}` names an unknown variant `{variant}`", prop.loc, variant, did_you_mean(variant, known))
-            check_expect_names(prop, [m for m in models if not m.abstract] or models)
-            for model in applicable:
-                bind(prop, model)
+    A suite is validated against every model of its folder (it may name variants that were not
+    asked for), but only the requested models are returned for checking."""
+    import os
+
+    requested = model_files(paths)
+    folders: dict[str, list[str]] = {}
+    for path in requested:
+        folders.setdefault(os.path.dirname(path), []).append(path)
+    games = []
+    for folder, wanted in sorted(folders.items()):
+        everything = [load_model(path) for path in model_files([folder])] if folder else []
+        models = [m for m in everything if os.path.normpath(m.path) in {os.path.normpath(w) for w in wanted}]
+        models = models or [load_model(path) for path in wanted]
+        suite = load_suite(suite_path(models[0].path))
+        known = {m.id for m in everything} | {m.id for m in models}
+        for prop in suite:
+            for variant in prop.variants or ():
+                if variant not in known:
+                    raise RulecheckError(f"property `{prop.id}` names an unknown variant `{variant}`", prop.loc, variant, did_you_mean(variant, known))
+            check_expect_names(prop, [m for m in everything if not m.abstract] or everything or models)
+            for model in everything or models:
+                if prop.applies_to(model):
+                    bind(prop, model)
         games.append(GameModels(models[0].folder, models, suite))
     return games
 

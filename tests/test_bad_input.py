@@ -230,3 +230,22 @@ def test_cli_reports_one_located_error_with_status_2(tmp_path, text, gist):
     check = subprocess.run([sys.executable, "-m", "checker.cli", "check", path, "--out", str(tmp_path / "cx")], capture_output=True, text=True)
     assert check.returncode == 2 and "Traceback" not in check.stderr
     assert not (tmp_path / "cx").exists(), "nothing may be written when the model is bad"
+
+
+def test_definition_named_like_an_enum_member(tmp_path):
+    text = MINI.replace("readings:", "define:\n  low: deck[high] == 0\nreadings:")
+    err = error_for(tmp_path, text)
+    assert "definition `low` has the name of a member of kind" in err.message
+    assert err.loc.line == line_of(text, "  low: deck")
+
+
+def test_writes_that_meet_only_for_excluded_parameters_are_fine(tmp_path):
+    """`hand[p]` and `hand[q]` coincide when p == q; a guard excluding that is enough."""
+    from checker.lang.compile import CompiledModel
+
+    text = MINI.replace("  over: bool\n", "  over: bool\n  got: {type: \"int[0..4]\", of: player}\n").replace("  over: false\n", "  over: false\n  got: 0\n")
+    text = text.replace("actions:\n", "actions:\n  swap:\n    by: p\n    for: {p: player, q: player}\n    when: p != q and got[p] < 4\n    do:\n      got[p]: got[p] + 1\n      got[q]: got[q]\n    rule: m-1\n")
+    model = load_model(write(tmp_path, text))
+    compiled = CompiledModel(model, model.default_config())
+    moves = [compiled.instances[i].action.name for i, _ in compiled.successors(compiled.initial[0])]
+    assert moves.count("swap") == 2

@@ -332,6 +332,9 @@ class ModelBuilder:
                 raise RulecheckError("a definition is `name` or `name(a, b)`", kloc, str(key))
             if name in scope.slots or name in scope.constants:
                 raise RulecheckError(f"definition `{name}` hides a slot or constant of the same name", kloc, name)
+            owners = scope.member_domains(name)
+            if owners:
+                raise RulecheckError(f"definition `{name}` has the name of a member of {owners[0].name}", kloc, name, "rename the definition; a bare name must mean one thing")
             if name in out:
                 raise RulecheckError(f"definition `{name}` is given twice", kloc, name)
             if not isinstance(body, (str, int, bool)):

@@ -511,7 +511,9 @@ class CompiledModel:
                 field_mask = (1 << sl.width) - 1
                 if offset.const:
                     if offset.value in static_offsets:
-                        raise ModellingError(f"action `{action.name}` writes `{slot}` twice")
+                        # Only an error if this instance can fire: raise when the block runs.
+                        lines.append(f"_twice({action.name!r}, {slot!r})")
+                        continue
                     static_offsets[offset.value] = slot
                     clear |= field_mask << offset.value
                     static_sets.append(f"({var} << {offset.value})" if offset.value else var)

@@ -132,25 +132,41 @@ def _readings_section(models: list[Model], by_prop: dict[str, list[Result]]) -> 
     for name, reading in readings.items():
         changes = []
         for pid, rs in by_prop.items():
-            for option in reading.options:
-                if option == reading.default:
+            for r in rs:
+                deviation = _only_deviation(r)
+                if deviation is None or deviation[0] != name:
                     continue
-                # The single change of this reading: it alone differs from the model's defaults.
-                changed = [r for r in rs if _only_deviation(r) == (name, option)]
-                for r in changed:
-                    default = next((d for d in rs if d.model.id == r.model.id and d.reading_label == "default"), None)
-                    if default is not None and default.status != r.status and r.status in ("fails", "error"):
-                        changes.append(f"`{option}` breaks {pid}")
-                    elif default is not None and default.status != r.status and default.status in ("fails", "error") and r.status == "holds":
-                        changes.append(f"`{option}` repairs {pid}")
+                effect = _effect(r, rs)
+                if effect:
+                    changes.append(f"`{deviation[1]}` {effect} {pid}" + ("" if len(models) == 1 else f" in `{r.model.id}`"))
         clauses = ", ".join(reading.clauses)
         lines.append(f"- **{name}** ({clauses}): {reading.question}")
+        defaults = {m.id: m.readings[name].default for m in models if name in m.readings}
         for option, meaning in reading.options.items():
-            marker = " *(default)*" if option == reading.default else ""
+            users = [mid for mid, d in defaults.items() if d == option]
+            if users and len(users) == len(defaults):
+                marker = " *(default)*"
+            elif users:
+                marker = f" *(default in {', '.join(f'`{u}`' for u in users)})*"
+            else:
+                marker = ""
             lines.append(f"  - `{option}`{marker}: {meaning}")
         if changes:
             lines.append(f"  - Outcome-changing: {'; '.join(sorted(set(changes)))}.")
     return lines
+
+
+def _effect(result: Result, results: list[Result]) -> str | None:
+    """'breaks' or 'repairs' when this result's verdict differs from its model's default
+    combination (for the same property), else None."""
+    default = next((d for d in results if d.model.id == result.model.id and d.reading_label == "default"), None)
+    if default is None or default.status == result.status:
+        return None
+    if result.status in ("fails", "error") and default.status == "holds":
+        return "breaks"
+    if result.status == "holds" and default.status in ("fails", "error"):
+        return "repairs"
+    return None
 
 
 def _only_deviation(result: Result) -> tuple[str, str] | None:
@@ -200,9 +216,9 @@ def _clauses(results: list[Result], failing: list[Result]) -> list[tuple[str, st
     model = failing[0].model if failing else results[0].model
     ids: list[str] = list(results[0].prop.clauses)
     for r in failing:
-        for name, option in r.config.readings.items():
-            if r.model.readings[name].default != option:
-                ids.extend(r.model.readings[name].clauses)
+        deviation = _only_deviation(r)
+        if deviation is not None and _effect(r, results) == "breaks":
+            ids.extend(r.model.readings[deviation[0]].clauses)
         if r.trace is not None:
             for step in r.trace.steps[-1:] + r.trace.branches:
                 ids.extend(cid for cid, _ in step.clauses)
