@@ -67,3 +67,32 @@ def test_first_moves_follow_the_setup():
         assert state["fp"] == 5
         assert state["turn"] == state["attacker"] == state["receiver1"]
         assert all(sum(v for (p, _), v in state["hand"].items() if p == team) == 2 for team in ("home", "away"))
+
+
+def test_junior_drops_the_interrupt_readings():
+    """Readings about Penalties and interrupts have nothing to act on without those cards."""
+    base = load_model(os.path.join(FOLDER, "base.yaml"))
+    junior = load_model(os.path.join(FOLDER, "junior.yaml"))
+    dropped = {"penalty_set", "pk_empty", "uncovered", "penalty_on_interrupt"}
+    assert dropped <= set(base.readings)
+    assert not dropped & set(junior.readings)
+    assert set(junior.readings) == set(base.readings) - dropped
+
+
+def test_silences_are_readings_not_constants():
+    """The Penalty-on-interrupt question lives in a reading, not in the `applicable` table."""
+    model = load_model(os.path.join(FOLDER, "base.yaml"))
+    table = model.default_config().constants["applicable"]
+    interrupts = ("penalty", "handling_error", "mistackle", "special")
+    flat = {}
+    for key, value in (table.items() if isinstance(table, dict) else []):
+        if isinstance(value, dict):
+            for inner, v in value.items():
+                flat[(key, inner)] = v
+        else:
+            flat[tuple(key) if not isinstance(key, str) else key] = value
+    assert flat, "applicable table not readable"
+    assert not any(flat.get(("penalty", t)) for t in interrupts)
+    for name in ("conversion_taken", "penalty_on_interrupt", "et_deal", "conversion_half_end"):
+        reading = model.readings[name]
+        assert reading.clauses and len(reading.options) >= 2
