@@ -152,6 +152,7 @@ class Encoder:
     reading_vars: dict[str, z3.ExprRef] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._template = None
         for name in sorted(self.free_constants):
             const = self.model.constants[name]
             kind = const.elem.type.kind
@@ -537,3 +538,60 @@ class Encoder:
             for key, value in mine.items():
                 posts[key] = ITE(sel, value, posts[key])
         return posts
+
+    # -- one step, encoded once and instantiated per state ------------------------------
+    def template(self):
+        """The step over template variables, built once. Every z3 term of it is packed as the
+        arguments of one uninterpreted application, so instantiating it for a state is a single
+        `substitute` call (shared subterms are rewritten once)."""
+        if self._template is None:
+            state = self.new_state("T")
+            step = self.step(state)
+            sels = [z3.Bool(f"fire{i}@T") for i in range(len(self.instances))]
+            post = self.post(state, step, lambda i: sels[i])
+            keys = list(state)
+            fields = [step.terminal, *step.guards, *step.errors, step.forced_any, *step.enabled, step.error, step.error_terminal]
+            post_values = [post[key] for key in keys]
+            self._template = (state, sels, keys, self._pack(fields), self._pack(post_values))
+        return self._template
+
+    @staticmethod
+    def _pack(values: list) -> tuple:
+        """(packed application or None, positions of z3 terms, the Python values as they are)."""
+        terms = [v for v in values if is_z3(v)]
+        if not terms:
+            return None, values
+        fn = z3.Function(f"pack{len(terms)}", *[t.sort() for t in terms], z3.BoolSort())
+        return fn(*terms), values
+
+    @staticmethod
+    def _unpack(packed: tuple, pairs: list) -> list:
+        app, values = packed
+        if app is None:
+            return list(values)
+        done = z3.substitute(app, *pairs)
+        out, j = [], 0
+        for v in values:
+            if is_z3(v):
+                out.append(done.arg(j))
+                j += 1
+            else:
+                out.append(v)
+        return out
+
+    def step_at(self, state: State) -> Step:
+        """`step(state)` by substitution into the template (much cheaper than re-encoding)."""
+        t_state, _, _, fields, _ = self.template()
+        vals = self._unpack(fields, [(t_state[key], state[key]) for key in state])
+        n = len(self.instances)
+        terminal, guards, errors = vals[0], vals[1:1 + n], vals[1 + n:1 + 2 * n]
+        forced_any, enabled = vals[1 + 2 * n], vals[2 + 2 * n:2 + 3 * n]
+        error, error_terminal = vals[2 + 3 * n], vals[3 + 3 * n]
+        return Step(terminal, guards, errors, [], forced_any, enabled, error, error_terminal)
+
+    def post_at(self, state: State, choose) -> State:
+        """The post-state when the instance picked by `choose(id)` fires, by substitution."""
+        t_state, t_sels, keys, _, post = self.template()
+        pairs = [(t_state[key], state[key]) for key in state]
+        pairs += [(sel, zv(choose(i))) for i, sel in enumerate(t_sels)]
+        return dict(zip(keys, self._unpack(post, pairs)))

@@ -46,7 +46,7 @@ class Unrolling:
             value, _ = self.enc.term(inv, state, {})
             self.solver.add(zv(value))
         self.states.append(state)
-        self.steps.append(self.enc.step(state))
+        self.steps.append(self.enc.step_at(state))
 
     def extend(self) -> None:
         """Add one transition s_k -> s_{k+1}."""
@@ -63,7 +63,7 @@ class Unrolling:
             self.solver.add(z3.AtMost(*sels, 1))
         for i in range(n):
             self.solver.add(z3.Implies(sels[i], zv(step.enabled[i])))
-        post = self.enc.post(state, step, lambda i: sels[i])
+        post = self.enc.post_at(state, lambda i: sels[i])
         self.sels.append(sels)
         self._add_state()
         nxt = self.states[k + 1]
@@ -85,8 +85,8 @@ class Unrolling:
         if len(forced) < 2:
             return False, None, None
         b1, b2 = z3.Int(f"b1@{tag}{i}"), z3.Int(f"b2@{tag}{i}")
-        p1 = self.enc.post(state, step, lambda j: b1 == j)
-        p2 = self.enc.post(state, step, lambda j: b2 == j)
+        p1 = self.enc.post_at(state, lambda j: b1 == j)
+        p2 = self.enc.post_at(state, lambda j: b2 == j)
         differ = OR(*(NOT(EQ(p1[key], p2[key])) for key in state))
         cond = AND(
             NOT(step.terminal), NOT(step.error), b1 < b2,
