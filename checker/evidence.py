@@ -57,6 +57,16 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         if not condition:
             raise ReplayMismatch(f"{prop.id}: the replayed trace does not show {what}")
 
+    if trace.shape == "property-error":
+        params = trace.steps[-1].params if trace.steps and kind == "after" else {}
+        old = states[-2] if kind == "after" and len(states) > 1 else None
+        exprs = [e for e in (prop.expr, prop.source, prop.target) if e is not None]
+        for expr in exprs:
+            try:
+                interp.eval(expr, last, params, old=old)
+            except ModellingError:
+                return
+        raise ReplayMismatch(f"{prop.id}: the property's expression evaluates without error in the interpreter")
     if trace.shape == "error":
         try:
             interp.transitions(last)

@@ -249,3 +249,14 @@ def test_writes_that_meet_only_for_excluded_parameters_are_fine(tmp_path):
     compiled = CompiledModel(model, model.default_config())
     moves = [compiled.instances[i].action.name for i, _ in compiled.successors(compiled.initial[0])]
     assert moves.count("swap") == 2
+
+
+def test_a_reading_option_named_like_a_slot_resolves_by_context(tmp_path):
+    text = MINI.replace("options: {ann_first: Ann, bob_first: Bob}\n    default: ann_first", "options: {over: the game ends first, ann_first: Ann}\n    default: ann_first")
+    text = text.replace("when: deck[low] == 0 and deck[high] == 0", "when: deck[low] == 0 and deck[high] == 0 and reading.order != over and not over")
+    model = load_model(write(tmp_path, text))
+    from checker.lang.expr import Lit, SlotRef, walk
+
+    nodes = list(walk(model.actions["stop"].guard))
+    assert any(isinstance(n, Lit) and n.value == "over" and n.type.domain == "reading.order" for n in nodes)
+    assert any(isinstance(n, SlotRef) and n.name == "over" for n in nodes)

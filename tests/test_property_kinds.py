@@ -356,3 +356,22 @@ def test_variants_drop_readings_tables_initialise_arrays_and_set_changes_entries
     with pytest.raises(RulecheckError) as info:
         load_model(broken)
     assert "did you mean `step`" in (info.value.hint or "")
+
+
+def test_a_property_that_cannot_be_evaluated_is_an_error_with_its_trace(tmp_path):
+    results = run(tmp_path, COUNTER, """
+        - {id: ratio, kind: invariant, expr: "4 // (2 - x) >= 0"}
+        - {id: step-ratio, kind: after, action: inc, expr: "x // (x - 2) <= 4"}
+        - {id: to-ratio, kind: leads-to, from: "x == 0", to: "4 // (3 - x) > 0"}
+    """, readings="default")
+    for pid, steps in (("ratio", 2), ("step-ratio", 2), ("to-ratio", 3)):
+        result = results[(pid, "default")]
+        assert result.status == "error" and not result.matches
+        assert "division by zero" in result.detail and result.trace.shape == "property-error"
+        assert len(result.trace.steps) == steps
+
+
+def test_a_model_without_initial_states_terminates_vacuously(tmp_path):
+    model = COUNTER.replace("terminal: done", "init_where: x > 0\nterminal: done")
+    results = run(tmp_path, model, "- {id: ends, kind: terminates, within: 3}\n", readings="default")
+    assert results[("ends", "default")].status == "holds" and results[("ends", "default")].states == 0

@@ -137,7 +137,14 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         states.append(s)
         parent.append(from_node)
         for prop, fn, deciding, verdict in preds:
-            if prop.id not in found and bool(fn(s)) == deciding:
+            if prop.id in found:
+                continue
+            try:
+                decided = bool(fn(s)) == deciding
+            except ModellingError as exc:
+                found[prop.id] = property_error(exp.path_to(node), exc)
+                continue
+            if decided:
                 found[prop.id] = Finding(verdict, exp.path_to(node), note=STATE_NOTES[prop.kind].format(expr=prop.prop.texts["expr"][0]))
         return node
 
@@ -206,7 +213,14 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 checks_here = after.get(inst_id)
                 if checks_here:
                     for prop, fn in checks_here:
-                        if prop.id not in found and not fn(t, s):
+                        if prop.id in found:
+                            continue
+                        try:
+                            holds = fn(t, s)
+                        except ModellingError as exc:
+                            found[prop.id] = property_error(exp.path_to(i) + [node], exc, inst_id)
+                            continue
+                        if not holds:
                             found[prop.id] = Finding("fails", exp.path_to(i) + [node], last_instance=inst_id, note=f"After `{prop.action}`, the property no longer holds.")
             if graph is not None:
                 graph.close_node()
@@ -219,6 +233,11 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     if exp.complete and exp.layer_ends[-1] != len(states):
         exp.layer_ends.append(len(states))
     return exp, found
+
+
+def property_error(path: list[int], exc: ModellingError, last_instance: int | None = None) -> Finding:
+    """The property's own expression cannot be evaluated in the last state of `path`."""
+    return Finding("error", path, shape="property-error", last_instance=last_instance, note=f"The property's expression cannot be evaluated in the last state: {exc.message}.", detail=f"property expression: {exc.message}")
 
 
 STATE_NOTES = {
@@ -293,8 +312,10 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
         prefix = exp.path_to(entry)
         deciders = loop_deciders(exp, cycle)
         return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=classify_loop(deciders, exp, members), detail=describe_deciders(deciders))
+    starts = range(exp.layer_ends[0])
+    if not starts:
+        return Finding("holds", detail="no initial state")
     if prop.prop.within is not None:
-        starts = range(exp.layer_ends[0])
         worst = max(starts, key=lambda n: longest[n])
         if longest[worst] > prop.prop.within:
             path = [worst]
@@ -302,7 +323,7 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
                 node = path[-1]
                 path.append(max(graph.successors(node), key=lambda n: longest[n]))
             return Finding("fails", path, note=f"A play lasts longer than {prop.prop.within} steps (the longest lasts {longest[worst]}).")
-    return Finding("holds", detail=f"longest play: {max(longest[n] for n in range(exp.layer_ends[0]))} steps")
+    return Finding("holds", detail=f"longest play: {max(longest[n] for n in starts)} steps")
 
 
 def loop_deciders(exp: Exploration, cycle: list[int]) -> set[str]:
@@ -342,6 +363,11 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
     source_fn = compiled.predicate(prop.source)
     target_fn = compiled.predicate(prop.target)
     states = exp.states
+    for node, s in enumerate(states):
+        try:
+            source_fn(s), target_fn(s)
+        except ModellingError as exc:
+            return property_error(exp.path_to(node), exc)
     avoid = bytearray(0 if target_fn(s) else 1 for s in states)
     keep = avoid.__getitem__
     bad = bytearray(len(states))  # can reach an end (dead end, terminal or cycle) avoiding the target

@@ -187,18 +187,24 @@ class Interpreter:
         return [a for a in self.model.actions.values() if all(self.config.readings[r] in opts for r, opts in a.only.items())]
 
     def transitions(self, state: State) -> list[Transition]:
-        """Every enabled move, forced rules first: if any `rules` action is enabled, only those."""
+        """Every enabled move, forced rules first: if any `rules` action is enabled, only those.
+
+        Rules resolve before anyone acts, so while a forced action is enabled the players' and
+        chance's actions are not even considered: an error in one of their guards or effects
+        is not reached then (the compiled engine and the symbolic encoding do the same)."""
         if self.terminal(state):
             return []
-        forced: list[Transition] = []
-        free: list[Transition] = []
-        for action in self.active_actions():
+        actions = self.active_actions()
+        forced = self._moves([a for a in actions if a.by == "rules"], state)
+        return forced if forced else self._moves([a for a in actions if a.by != "rules"], state)
+
+    def _moves(self, actions: list[Action], state: State) -> list[Transition]:
+        moves = []
+        for action in actions:
             for params in action.param_bindings():
-                if not self.enabled(action, params, state):
-                    continue
-                move = Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state))
-                (forced if action.by == "rules" else free).append(move)
-        return forced if forced else free
+                if self.enabled(action, params, state):
+                    moves.append(Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state)))
+        return moves
 
     def enabled(self, action: Action, params: dict[str, Any], state: State) -> bool:
         if not self.eval(action.guard, state, params):

@@ -181,6 +181,12 @@ class ExprChecker:
             if isinstance(bound, Domain):
                 return Var(bound.type, name=name, loc=loc)
             return bound
+        if expected is not None and expected.kind == "enum":
+            # Context decides: where a member of the expected enum (or reading) is wanted, a
+            # name that is one wins over a slot or constant of the same name.
+            dom = self.scope.domain_of(expected)
+            if dom is not None and dom.members and name in dom.members:
+                return Lit(expected, value=name, loc=loc)
         if name in self.scope.defines:
             return self.inline(node, self.scope.defines[name], [])
         if name in self.scope.slots:

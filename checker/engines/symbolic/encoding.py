@@ -487,7 +487,11 @@ class Encoder:
             writes.append(inst_writes)
         forced_any = OR(*(g for g, inst in zip(guards, self.instances) if inst.forced))
         enabled = [g if inst.forced else AND(g, NOT(forced_any)) for g, inst in zip(guards, self.instances)]
-        error = OR(terr, AND(NOT(terminal), OR(*errors)))
+        # Rules resolve first: free instances are only considered (and can only raise) when no
+        # forced instance is enabled, as in the interpreter's transitions().
+        forced_errors = [e for e, inst in zip(errors, self.instances) if inst.forced]
+        free_errors = [e for e, inst in zip(errors, self.instances) if not inst.forced]
+        error = OR(terr, AND(NOT(terminal), OR(*forced_errors, AND(NOT(forced_any), OR(*free_errors)))))
         return Step(terminal, guards, errors, writes, forced_any, enabled, error, terr)
 
     def apply(self, inst: Instance, state: State) -> tuple[list[Write], Val]:
