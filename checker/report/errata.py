@@ -191,7 +191,7 @@ def _entry(number: int, pid: str, results: list[Result], models: list[Model]) ->
         for cid, says, at in clauses:
             lines.append(f"- {cid} ({at}): \u201c{says}\u201d")
         lines.append("")
-    lines += ["**Where it fails:**", "", "| variant | reading | verdict | expected |", "|---|---|---|---|"]
+    lines += ["**Verdict under each variant and reading:**", "", "| variant | reading | verdict | expected |", "|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r.model.id} | {r.reading_label} | {r.verdict_text} | {r.expected} |")
     lines.append("")

@@ -15,6 +15,7 @@ from typing import Any
 import z3
 
 from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
+from checker.engines.symbolic.induction import bad
 from checker.engines.symbolic.unroll import Unrolling, query
 from checker.errors import ModellingError
 from checker.lang.interp import Interpreter
@@ -167,16 +168,10 @@ def _prove(prove, k: int, open_props: list[BoundProperty], run: BMCRun, finish) 
 def _condition(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int, run: BMCRun, coverage_targets: set[str]):
     """What the property looks for at depth k (a violation, a witness, a loop ...)."""
     kind = prop.kind
-    if kind == "invariant":
-        return NOT(u.value(prop.expr, k))
-    if kind in ("unreachable", "reachable"):
-        return u.value(prop.expr, k)
-    if kind == "after":
-        return u.after_violated(k, prop.action, prop.expr)
-    if kind == "deadlock-free":
-        return u.deadlock(k)
     if kind == "deterministic":
-        return u.nondeterminism(k, "b")
+        return u.nondeterminism(k, "b")  # the condition with the two chosen instances
+    if kind in ("invariant", "unreachable", "reachable", "after", "deadlock-free"):
+        return bad(u, prop, k, "b")
     if kind == "terminates":
         return u.loop_back(k)
     if kind == "leads-to":
