@@ -246,12 +246,13 @@ class _progress_display:
         if not sys.stderr.isatty():
             return None, None
         from rich.live import Live
+        from rich.markup import escape
 
         self.live = Live("", console=Console(stderr=True), transient=True, refresh_per_second=4)
         self.live.__enter__()
 
         def show(label: str, p: Progress) -> None:
-            self.live.update(f"{label}: {p.states:,} states, {p.rate:,.0f} states/s, depth {p.depth}, frontier {p.frontier:,}, {p.seconds:.1f} s")
+            self.live.update(f"{escape(label)}: {p.states:,} states, {p.rate:,.0f} states/s, depth {p.depth}, frontier {p.frontier:,}, {p.seconds:.1f} s")
 
         def jobs_done(done: int, total: int) -> None:
             self.live.update(f"{done}/{total} explorations finished")
