@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from checker.errors import Loc, RulecheckError
-from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, trace_document
+from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, clause_quotes, trace_document
 from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative
 
 
@@ -14,7 +14,7 @@ def load_trace(path: str) -> dict:
     doc = _load_json(path)
     if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
         _check_version(path, doc, EVIDENCE_VERSION)
-        return trace_document(doc)
+        return trace_document(doc, clause_quotes(path))
     if not isinstance(doc, dict) or doc.get("format") != TRACE_FORMAT:
         raise RulecheckError("not a rulecheck trace (no `format: rulecheck-evidence` or `rulecheck-trace`)", Loc(path, 1, 1), hint="explain reads the .json files rulecheck writes to counterexamples/")
     _check_version(path, doc, TRACE_VERSION)

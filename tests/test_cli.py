@@ -39,10 +39,12 @@ def test_check_exits_0_when_every_result_matches_and_writes_evidence(project):
     lines = run.stdout.splitlines()
     assert lines[0].startswith("duel: 1 model(s), 2 combinations, 8 properties; 1 finding(s) (1 outcome-changing); 0 unexpected;")
     assert len(lines) == 2 and "16 as expected, 0 unexpected" in lines[1]
-    written = os.listdir(project / "counterexamples" / "duel")
-    assert len(written) == 1 and re.fullmatch(r"scores-bounded\.[0-9a-f]{12}\.json", written[0])
+    written = sorted(os.listdir(project / "counterexamples" / "duel"))
+    assert written[0] == "clauses.json" and len(written) == 2
+    written = written[1:]
+    assert re.fullmatch(r"scores-bounded\.[0-9a-f]{12}\.json", written[0])
     doc = json.loads((project / "counterexamples" / "duel" / written[0]).read_text())
-    assert doc["format"] == "rulecheck-evidence" and doc["witnesses"] == [{"variant": "duel", "reading": "tie=defender", "readings": {"tie": "defender"}}]
+    assert doc["format"] == "rulecheck-evidence" and doc["witnesses"] == [{"variant": "duel", "reading": "tie=defender"}]
     assert (project / "docs" / "errata" / "duel.md").read_text().startswith("# Errata: High-card duel")
 
 
@@ -66,7 +68,7 @@ def test_output_is_byte_identical_across_runs(project):
     errata = (project / "docs" / "errata" / "duel.md").read_bytes()
     rulecheck("check", "--itf", cwd=str(project))
     second = {p: (project / "counterexamples" / "duel" / p).read_bytes() for p in os.listdir(project / "counterexamples" / "duel")}
-    assert first == second and len(first) == 2 and any(p.endswith(".itf.json") for p in first)
+    assert first == second and len(first) == 3 and any(p.endswith(".itf.json") for p in first)
     assert errata == (project / "docs" / "errata" / "duel.md").read_bytes()
 
 
@@ -103,7 +105,7 @@ def test_itf_export_follows_the_format(project):
 
 def test_explain_prints_the_narrative_of_a_saved_trace(project):
     rulecheck("check", cwd=str(project))
-    [name] = os.listdir(project / "counterexamples" / "duel")
+    [name] = [n for n in os.listdir(project / "counterexamples" / "duel") if n != "clauses.json"]
     run = rulecheck("explain", f"counterexamples/duel/{name}", cwd=str(project))
     assert run.returncode == 0
     assert "8. The rules: tie_break (duel-3:" in run.stdout

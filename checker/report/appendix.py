@@ -63,7 +63,7 @@ def verdict_line(rs: list[Result]) -> str:
     bounded = " (bounded)" if any(not r.proof for r in good) else ""
     parts = []
     if not bad and not undecided:
-        parts.append(f"holds in all {total} combination{'s' if total != 1 else ''}{bounded}")
+        parts.append((f"holds in all {total} combinations" if total != 1 else "holds in its only combination") + bounded)
     elif len(bad) == total:
         parts.append(f"fails in all {total} combinations" if total != 1 else "fails")
     elif bad:

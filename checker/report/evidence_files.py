@@ -4,14 +4,15 @@ Most readings do not touch the play that breaks a property, so the same trace wi
 (variant, reading) combinations. Each distinct trace is written once, as
 `<property>.<hash>.json` where the hash is of the play itself (the trace without the variant,
 readings and constants it was found under), and the file lists every combination it witnesses.
-Inside, each clause quote is written once in a `clauses` table and steps cite clause ids; a step's
-changes are `[element, before, after]` triples; `trace_document` turns the file back into the
-project's trace format (docs/traces.md), which `rulecheck explain` narrates. No Markdown
-rendering is written: `rulecheck explain` rebuilds it.
+Steps cite clause ids; the quotes are written once per game, in `clauses.json` beside the
+traces; a step's changes are `[element, before, after]` triples. `trace_document` turns a file
+back into the project's trace format (docs/traces.md), which `rulecheck explain` narrates. No
+Markdown rendering is written: `rulecheck explain` rebuilds it.
 
 Writes are atomic and skipped when the bytes would not change, so the same run writes identical
 files. A full run prunes the files of its games that it no longer produces, and only files the
-checker writes (evidence files, and trace files of the former one-per-combination layout).
+checker writes (evidence files, and trace files of the former one-per-combination layout); a
+partial run adds its witnesses and quotes to those already recorded.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from checker.trace import to_itf, to_json
 
 EVIDENCE_FORMAT = "rulecheck-evidence"
 EVIDENCE_VERSION = 1
+CLAUSES_FORMAT = "rulecheck-clauses"
+CLAUSES_FILE = "clauses.json"
 _HASH = 12
 _OURS = re.compile(r"^[A-Za-z0-9_-]+\.[0-9a-f]{" + str(_HASH) + r"}\.(json|itf\.json)$")
 _PER_COMBINATION = (".json", ".md", ".itf.json")  # the former layout: <model>.<property>.<reading>.*
@@ -51,7 +54,8 @@ def evidence_path(out_dir: str, result: Result) -> str:
 
 
 def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune: bool = True) -> list[str]:
-    """Write one file per distinct trace; returns the paths written (or already up to date)."""
+    """Write one file per distinct trace and each game's clause quotes; returns the paths written
+    (or already up to date)."""
     groups: dict[str, list[tuple[Result, dict[str, Any]]]] = {}
     for result in results:
         if result.trace is not None:
@@ -59,38 +63,43 @@ def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune
             path = os.path.join(out_dir, result.model.folder, f"{result.prop.id}.{trace_identity(doc)}.json")
             groups.setdefault(path, []).append((result, doc))
     written: list[str] = []
+    quotes: dict[str, dict[str, str]] = {}
     for path in sorted(groups):
         witnesses = [_witness(r) for r, _ in groups[path]]
         if not prune:
-            witnesses += _existing_witnesses(path)
+            witnesses += _recorded(path, EVIDENCE_FORMAT, "witnesses", [])
         witnesses = sorted({json.dumps(w, sort_keys=True): w for w in witnesses}.values(), key=lambda w: (w["variant"], w["reading"]))
-        representative = min(groups[path], key=lambda pair: (pair[0].model.id, pair[0].reading_label))
+        result, doc = min(groups[path], key=lambda pair: (pair[0].model.id, pair[0].reading_label))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        _write_if_changed(path, _dump(evidence_document(representative[0], representative[1], witnesses)))
+        _write_if_changed(path, _dump(evidence_document(result, doc, witnesses, quotes.setdefault(os.path.dirname(path), {}))))
         written.append(path)
         if itf:
             itf_path = path[: -len(".json")] + ".itf.json"
-            _write_if_changed(itf_path, json.dumps(to_itf(representative[0].trace), indent=1, default=str) + "\n")
+            _write_if_changed(itf_path, json.dumps(to_itf(result.trace), indent=1, default=str) + "\n")
             written.append(itf_path)
+    for folder, table in sorted(quotes.items()):
+        path = os.path.join(folder, CLAUSES_FILE)
+        if not prune:
+            table = {**_recorded(path, CLAUSES_FORMAT, "clauses", {}), **table}
+        doc = {"format": CLAUSES_FORMAT, "version": EVIDENCE_VERSION, "clauses": dict(sorted(table.items()))}
+        _write_if_changed(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        written.append(path)
     if prune:
         _prune(results, out_dir, set(written), itf)
     return written
 
 
 def _witness(result: Result) -> dict[str, Any]:
-    return {"variant": result.model.id, "reading": result.reading_label, "readings": dict(sorted(result.config.readings.items()))}
+    return {"variant": result.model.id, "reading": result.reading_label}
 
 
-def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[str, Any]]) -> dict[str, Any]:
+def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[str, Any]], quotes: dict[str, str]) -> dict[str, Any]:
+    """The evidence file of a trace; the quotes its steps cite are added to `quotes`."""
     trace = json.loads(json.dumps(doc, default=str))  # a deep copy, with values as JSON has them
-    quotes: dict[str, str] = {}
     for step in trace["steps"] + trace["branches"]:
         step["clauses"] = [_cite(c, quotes) for c in step.get("clauses", [])]
         step["changes"] = [_triple(c) for c in step.get("changes", [])]
-    return {
-        "format": EVIDENCE_FORMAT, "version": EVIDENCE_VERSION, "game": result.model.folder,
-        "property": trace["property"], "witnesses": witnesses, "clauses": dict(sorted(quotes.items())), "trace": trace,
-    }
+    return {"format": EVIDENCE_FORMAT, "version": EVIDENCE_VERSION, "game": result.model.folder, "property": trace["property"], "witnesses": witnesses, "trace": trace}
 
 
 def _cite(clause: Any, quotes: dict[str, str]) -> Any:
@@ -106,24 +115,29 @@ def _triple(change: Any) -> Any:
     return change
 
 
-def trace_document(evidence: dict[str, Any]) -> dict[str, Any]:
-    """The trace of an evidence file in the project's trace format (the inverse of the packing)."""
+def trace_document(evidence: dict[str, Any], quotes: dict[str, str]) -> dict[str, Any]:
+    """The trace of an evidence file in the project's trace format (the inverse of the packing);
+    `quotes` is the game's clause table (a missing quote is said to be missing)."""
     trace = json.loads(json.dumps(evidence["trace"]))
-    quotes = evidence.get("clauses", {})
     for step in trace["steps"] + trace["branches"]:
-        step["clauses"] = [{"id": c, "says": quotes.get(c, "")} if isinstance(c, str) else c for c in step["clauses"]]
+        step["clauses"] = [{"id": c, "says": quotes.get(c, f"(quote not found in {CLAUSES_FILE})")} if isinstance(c, str) else c for c in step["clauses"]]
         step["changes"] = [{"element": c[0], "before": c[1], "after": c[2]} if isinstance(c, list) else c for c in step["changes"]]
     return trace
 
 
-def _existing_witnesses(path: str) -> list[dict[str, Any]]:
-    """The witnesses an earlier run recorded in the same file (a partial run only adds to them)."""
+def clause_quotes(evidence_path: str) -> dict[str, str]:
+    """The clause table of the game folder an evidence file is in (empty when absent)."""
+    return _recorded(os.path.join(os.path.dirname(evidence_path), CLAUSES_FILE), CLAUSES_FORMAT, "clauses", {})
+
+
+def _recorded(path: str, fmt: str, key: str, empty: Any) -> Any:
+    """What an earlier run recorded under `key` in a file of ours (`empty` when there is none)."""
     try:
         with open(path, encoding="utf-8") as handle:
             doc = json.load(handle)
     except (OSError, json.JSONDecodeError):
-        return []
-    return list(doc.get("witnesses", [])) if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT else []
+        return empty
+    return doc.get(key, empty) if isinstance(doc, dict) and doc.get("format") == fmt else empty
 
 
 def _dump(doc: dict[str, Any]) -> str:
@@ -133,7 +147,7 @@ def _dump(doc: dict[str, Any]) -> str:
 
     def placeholder(item: Any) -> str:
         key = f"\u0000{len(rows)}\u0000"
-        rows[key] = json.dumps(item, ensure_ascii=False, default=str)
+        rows[key] = json.dumps(item, ensure_ascii=False, separators=(",", ":"), default=str)
         return key
 
     def pack(key: str, value: Any) -> Any:
@@ -162,7 +176,7 @@ def _prune(results: list[Result], out_dir: str, keep: set[str], itf: bool) -> No
             if path in keep or (not itf and name.endswith(".itf.json")):
                 continue
             former = name.split(".", 1)[0] in model_ids and name.endswith(_PER_COMBINATION)
-            if _OURS.match(name) or former:
+            if _OURS.match(name) or former or name == CLAUSES_FILE:
                 os.remove(path)
 
 
