@@ -81,6 +81,8 @@ def test_every_failing_property_appears_in_some_finding(results):
     for pid in failing:
         assert f"- `{pid}` (" in text, pid
     assert "`small`" not in text  # a property that holds is no finding
+    assert "these rules never apply in any reachable position: wait (1) (`counter`, `counter` with `step=two`)" in text  # by heading
+    assert "- `three`: no reachable position shows it (exhaustive exploration) (`counter` with `step=two`)" in text
 
 
 def test_a_finding_quotes_the_rule_once_by_its_heading_and_folds_the_evidence(results):

@@ -174,8 +174,7 @@ def _where_it_shows(entry: FindingEvidence, results: list[Result]) -> list[str]:
 def _evidence(entry: FindingEvidence) -> list[str]:
     shortest = entry.shortest
     if shortest is None:
-        details = sorted({r.detail for r in entry.results if r.detail})
-        return (["**Evidence:** " + "; ".join(details) + ".", ""]) if details else []
+        return _untraced_evidence(entry)
     doc = to_json(shortest.trace)
     if "`" in (doc.get("note") or ""):
         doc["note"] = ""  # a model expression explains nothing to a designer
@@ -186,6 +185,31 @@ def _evidence(entry: FindingEvidence) -> list[str]:
                f"{len(shortest.trace.steps)} steps)")
     saved = f"`rulecheck explain counterexamples/{shortest.model.folder}/{evidence_name(shortest)}` prints it again."
     return ["<details>", f"<summary>{summary}</summary>", "", body.strip(), "", saved, "", "</details>", ""]
+
+
+def _untraced_evidence(entry: FindingEvidence) -> list[str]:
+    """Evidence for failures that have no trace (nothing reachable, rules that never apply), with
+    the combinations that share the same evidence collapsed into one line."""
+    shared: dict[str, list[str]] = {}
+    for r in entry.results:
+        shared.setdefault(_untraced_line(r), []).append(where(r))
+    lines = [f"- {text} ({', '.join(combos)})" for text, combos in shared.items()]
+    summary = f"Evidence: exhaustive explorations ({len(entry.results)} combination(s))"
+    return ["<details>", f"<summary>{summary}</summary>", "", *lines, "", "</details>", ""]
+
+
+def _untraced_line(r: Result) -> str:
+    if r.prop.kind == "coverage" and r.detail.startswith("never fire: "):
+        names = [n.strip() for n in r.detail[len("never fire: "):].split(",")]
+        rules = []
+        for name in names:
+            action = r.model.actions.get(name)
+            ats = [r.model.clauses[c].at for c in (getattr(action, "rule", ()) or ()) if c in r.model.clauses] if action else []
+            rules.append(f"{name} ({'; '.join(dict.fromkeys(ats))})" if ats else name)
+        return f"`{r.prop.id}`: these rules never apply in any reachable position: " + ", ".join(rules)
+    if r.prop.kind == "reachable":
+        return f"`{r.prop.id}`: no reachable position shows it ({r.bound} exploration)"
+    return f"`{r.prop.id}`: {r.detail or r.status}"
 
 
 def write_errata(results: list[Result], out_dir: str) -> list[str]:

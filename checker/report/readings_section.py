@@ -36,8 +36,9 @@ def readings_section(models: list[Model], results: list[Result]) -> list[str]:
                 effect = _effect(r, rs)
                 if effect:
                     changes.append(f"`{deviation[1]}` {effect} {pid}" + ("" if len(models) == 1 else f" in `{r.model.id}`"))
-        clauses = ", ".join(reading.clauses)
-        lines.append(f"- **{name}** ({clauses}): {reading.question}")
+        model = next(m for m in models if name in m.readings)
+        located = "; ".join(dict.fromkeys(model.clauses[c].at if c in model.clauses else c for c in reading.clauses))
+        lines.append(f"- **{name}** ({located}): {reading.question}")
         defaults = {m.id: m.readings[name].default for m in models if name in m.readings}
         for option, meaning in reading.options.items():
             users = [mid for mid, d in defaults.items() if d == option]
