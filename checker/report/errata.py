@@ -26,7 +26,7 @@ from checker.report.appendix import (
     where,
 )
 from checker.report.evidence_files import evidence_name
-from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
+from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
 from checker.report.readings_section import readings_section
 from checker.results import Result
 from checker.trace import narrative, to_json
@@ -148,7 +148,7 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         lines += ["*Unfiled: no finding in the suite claims this failure yet, so it has no scenario or proposed wording. "
                   f"The property says: {entry.results[0].prop.says or entry.results[0].prop.id}*", ""]
     questions = {q.id: q for q in game_questions(models)}
-    asked = [qid for qid in finding_questions(entry, models)]
+    asked = finding_questions(entry, models)
     if asked:
         lines += ["**Questions it answers:** " + "; ".join(f"[{questions[q].question}](#{q})" if q in questions else f"`{q}`" for q in asked), ""]
     lines += _where_it_shows(entry, results) + [""]
@@ -164,10 +164,17 @@ def _property_clauses(entry: FindingEvidence) -> list[str]:
 
 
 def _where_it_shows(entry: FindingEvidence, results: list[Result]) -> list[str]:
+    """Per property, the combinations where it fails that this finding claims (all of them, in the
+    appendix's words, when the finding claims every failure of the property)."""
     lines = []
     for pid in entry.property_ids:
         everywhere = [r for r in results if r.prop.id == pid]
-        lines.append(f"- `{pid}` ({everywhere[0].prop.says or everywhere[0].prop.kind}): {verdict_line(everywhere)}")
+        claimed = [r for r in entry.results if r.prop.id == pid]
+        if len(claimed) == len(failing(everywhere)):
+            verdicts = verdict_line(everywhere)
+        else:
+            verdicts = f"fails in {len(claimed)} of {len(everywhere)} combinations for this reason: " + ", ".join(where(r) for r in claimed)
+        lines.append(f"- `{pid}` ({everywhere[0].prop.says or everywhere[0].prop.kind}): {verdicts}")
     return ["**Where it shows:**", ""] + lines
 
 
