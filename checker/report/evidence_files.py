@@ -34,7 +34,7 @@ _HASH = 12
 _OURS = re.compile(r"^[A-Za-z0-9_-]+\.[0-9a-f]{" + str(_HASH) + r"}\.(json|itf\.json)$")
 _PER_COMBINATION = (".json", ".md", ".itf.json")  # the former layout: <model>.<property>.<reading>.*
 _NOT_THE_PLAY = ("model", "readings", "constants")
-_ONE_LINE = ("property", "readings", "constants", "initial")  # small records, each on one line
+_ONE_LINE = ("property", "readings", "constants", "initial", "step_fields")  # small records, each on one line
 
 
 def trace_identity(doc: dict[str, Any]) -> str:
@@ -94,12 +94,22 @@ def _witness(result: Result) -> dict[str, Any]:
 
 
 def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[str, Any]], quotes: dict[str, str]) -> dict[str, Any]:
-    """The evidence file of a trace; the quotes its steps cite are added to `quotes`."""
+    """The evidence file of a trace; the quotes its steps cite are added to `quotes`.
+
+    Steps are packed: clause ids for quotes, `[element, before, after]` for changes, and, when
+    every step has the same fields, each step as the list of its values in the order `step_fields`
+    names (the field names would otherwise be a sixth of the file)."""
     trace = json.loads(json.dumps(doc, default=str))  # a deep copy, with values as JSON has them
-    for step in trace["steps"] + trace["branches"]:
+    moves = trace["steps"] + trace["branches"]
+    for step in moves:
         step["clauses"] = [_cite(c, quotes) for c in step.get("clauses", [])]
         step["changes"] = [_triple(c) for c in step.get("changes", [])]
-    return {"format": EVIDENCE_FORMAT, "version": EVIDENCE_VERSION, "game": result.model.folder, "property": trace["property"], "witnesses": witnesses, "trace": trace}
+    fields = list(moves[0]) if moves else []
+    if moves and all(list(step) == fields for step in moves):
+        trace["step_fields"] = fields
+        for key in ("steps", "branches"):
+            trace[key] = [[step[f] for f in fields] for step in trace[key]]
+    return {"format": EVIDENCE_FORMAT, "version": EVIDENCE_VERSION, "game": result.model.folder, "witnesses": witnesses, "trace": trace}
 
 
 def _cite(clause: Any, quotes: dict[str, str]) -> Any:
@@ -119,6 +129,10 @@ def trace_document(evidence: dict[str, Any], quotes: dict[str, str]) -> dict[str
     """The trace of an evidence file in the project's trace format (the inverse of the packing);
     `quotes` is the game's clause table (a missing quote is said to be missing)."""
     trace = json.loads(json.dumps(evidence["trace"]))
+    fields = trace.pop("step_fields", None)
+    if fields is not None:
+        for key in ("steps", "branches"):
+            trace[key] = [dict(zip(fields, values)) for values in trace[key]]
     for step in trace["steps"] + trace["branches"]:
         step["clauses"] = [{"id": c, "says": quotes.get(c, f"(quote not found in {CLAUSES_FILE})")} if isinstance(c, str) else c for c in step["clauses"]]
         step["changes"] = [{"element": c[0], "before": c[1], "after": c[2]} if isinstance(c, list) else c for c in step["changes"]]
