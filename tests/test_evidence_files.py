@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from types import SimpleNamespace
 
-from checker.report.evidence_files import evidence_name, trace_document, write_evidence
+from checker.report.evidence_files import evidence_document, evidence_name, trace_document, write_evidence
 from checker.runner import CheckOptions, check_paths
 from checker.trace import to_json
 from checker.trace_io import load_trace
@@ -48,3 +49,16 @@ def test_a_partial_run_adds_its_witnesses_to_those_already_recorded(tmp_path):
     write_evidence(only_default, out, prune=True)  # a run that prunes records what it saw
     assert [w["reading"] for w in json.loads(open(os.path.join(out, "g", name)).read())["witnesses"]] == ["default"]
     assert trace_document(json.loads(open(os.path.join(out, "g", name)).read()), {})["format"] == "rulecheck-trace"
+
+
+def test_citations_move_to_the_game_table_unless_their_text_differs():
+    def step(cite):
+        return {"action": "a", "by": "rules", "params": {}, "text": "t", "clauses": [cite], "changes": [{"element": "x", "before": 0, "after": 1}]}
+    first, second = {"id": "c-1", "at": "Turns", "says": "Move."}, {"id": "c-1", "at": "Elsewhere", "says": "Move."}
+    doc = {"format": "rulecheck-trace", "property": {}, "steps": [step(first), step(second)], "branches": []}
+    quotes: dict = {}
+    packed = evidence_document(SimpleNamespace(model=SimpleNamespace(folder="g")), doc, [], quotes)
+    assert quotes == {"c-1": {"at": "Turns", "says": "Move."}}
+    assert packed["trace"]["step_fields"] == ["action", "by", "params", "text", "clauses", "changes"]
+    assert packed["trace"]["steps"][0][4] == ["c-1"] and packed["trace"]["steps"][1][4] == [second]
+    assert trace_document(packed, quotes) == doc

@@ -34,7 +34,7 @@ def assumptions_section(models: list[Model]) -> list[str]:
         for item in getattr(model, "assumptions", None) or ():
             entries.setdefault(item.id, (model, item))
     if not entries:
-        return ["The models record no assumptions: every choice the text leaves open is a reading."]
+        return ["The models record no assumptions yet (`assumptions:` in a model file)."]
     lines = ["Choices the models make where the text does not settle the point and a reading is not worth it. "
              "Disagree with one and it becomes a reading.", ""]
     for aid, (model, item) in entries.items():
@@ -123,7 +123,7 @@ def finding_questions(entry: FindingEvidence, models: list[Model]) -> list[str]:
 def questions_appendix(models: list[Model], results: list[Result], entries: list[FindingEvidence], anchor) -> list[str]:
     questions = game_questions(models)
     if not questions:
-        return ["This game has no review questions yet (`models/<game>/questions.yaml`)."]
+        return [f"This game has no review questions yet (`models/{models[0].folder}/questions.yaml`)."]
     answers = answers_of(models, results)
     shown_in: dict[str, list[str]] = defaultdict(list)
     for number, entry in enumerate(entries, start=1):

@@ -63,7 +63,7 @@ def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune
             path = os.path.join(out_dir, result.model.folder, f"{result.prop.id}.{trace_identity(doc)}.json")
             groups.setdefault(path, []).append((result, doc))
     written: list[str] = []
-    quotes: dict[str, dict[str, str]] = {}
+    quotes: dict[str, dict[str, dict[str, str]]] = {}
     for path in sorted(groups):
         witnesses = [_witness(r) for r, _ in groups[path]]
         if not prune:
@@ -93,7 +93,7 @@ def _witness(result: Result) -> dict[str, Any]:
     return {"variant": result.model.id, "reading": result.reading_label}
 
 
-def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[str, Any]], quotes: dict[str, str]) -> dict[str, Any]:
+def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[str, Any]], quotes: dict[str, dict[str, str]]) -> dict[str, Any]:
     """The evidence file of a trace; the quotes its steps cite are added to `quotes`.
 
     Steps are packed: clause ids for quotes, `[element, before, after]` for changes, and, when
@@ -112,11 +112,15 @@ def evidence_document(result: Result, doc: dict[str, Any], witnesses: list[dict[
     return {"format": EVIDENCE_FORMAT, "version": EVIDENCE_VERSION, "game": result.model.folder, "witnesses": witnesses, "trace": trace}
 
 
-def _cite(clause: Any, quotes: dict[str, str]) -> Any:
-    if isinstance(clause, dict) and set(clause) == {"id", "says"}:
-        quotes[clause["id"]] = clause["says"]
-        return clause["id"]
-    return clause
+def _cite(clause: Any, quotes: dict[str, dict[str, str]]) -> Any:
+    """A step's citation as its clause id, its text (quote, place) moving to the game's table;
+    left as it is when the table already holds a different text for that id."""
+    if not isinstance(clause, dict) or not isinstance(clause.get("id"), str) or not all(isinstance(v, str) for v in clause.values()):
+        return clause
+    body = {k: v for k, v in clause.items() if k != "id"}
+    if quotes.setdefault(clause["id"], body) != body:
+        return clause
+    return clause["id"]
 
 
 def _triple(change: Any) -> Any:
@@ -125,7 +129,7 @@ def _triple(change: Any) -> Any:
     return change
 
 
-def trace_document(evidence: dict[str, Any], quotes: dict[str, str]) -> dict[str, Any]:
+def trace_document(evidence: dict[str, Any], quotes: dict[str, dict[str, str]]) -> dict[str, Any]:
     """The trace of an evidence file in the project's trace format (the inverse of the packing);
     `quotes` is the game's clause table (a missing quote is said to be missing)."""
     trace = json.loads(json.dumps(evidence["trace"]))
@@ -134,12 +138,12 @@ def trace_document(evidence: dict[str, Any], quotes: dict[str, str]) -> dict[str
         for key in ("steps", "branches"):
             trace[key] = [dict(zip(fields, values)) for values in trace[key]]
     for step in trace["steps"] + trace["branches"]:
-        step["clauses"] = [{"id": c, "says": quotes.get(c, f"(quote not found in {CLAUSES_FILE})")} if isinstance(c, str) else c for c in step["clauses"]]
+        step["clauses"] = [{"id": c, **quotes.get(c, {"says": f"(quote not found in {CLAUSES_FILE})"})} if isinstance(c, str) else c for c in step["clauses"]]
         step["changes"] = [{"element": c[0], "before": c[1], "after": c[2]} if isinstance(c, list) else c for c in step["changes"]]
     return trace
 
 
-def clause_quotes(evidence_path: str) -> dict[str, str]:
+def clause_quotes(evidence_path: str) -> dict[str, dict[str, str]]:
     """The clause table of the game folder an evidence file is in (empty when absent)."""
     return _recorded(os.path.join(os.path.dirname(evidence_path), CLAUSES_FILE), CLAUSES_FORMAT, "clauses", {})
 
