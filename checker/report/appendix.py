@@ -9,6 +9,7 @@ have neither.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from checker.lang.model import Model
@@ -120,7 +121,7 @@ def finding_questions(entry: FindingEvidence, models: list[Model]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def questions_appendix(models: list[Model], results: list[Result], entries: list[FindingEvidence], anchor) -> list[str]:
+def questions_appendix(models: list[Model], results: list[Result], entries: list[FindingEvidence], anchor: Callable[[FindingEvidence], str]) -> list[str]:
     questions = game_questions(models)
     if not questions:
         return [f"This game has no review questions yet (`models/{models[0].folder}/questions.yaml`)."]

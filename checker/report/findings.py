@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from checker.findings import SuiteFinding
-from checker.lang.expr import SlotRef, walk
+from checker.lang.expr import Expr, SlotRef, walk
 from checker.lang.model import Model
 from checker.properties import bind
 from checker.results import Result
@@ -126,7 +126,7 @@ def _touches_outcome(model: Model, result: Result) -> bool:
     return any(_slots(e) & outcome_slots for e in exprs)
 
 
-def _slots(expr) -> set[str]:
+def _slots(expr: Expr) -> set[str]:
     return {node.name for node in walk(expr) if isinstance(node, SlotRef)}
 
 
