@@ -85,8 +85,10 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
     review questions answered, citations by branch, and conditions no cited text explains."""
     from rich.table import Table
 
-    from checker.citation_check import check_citations
+    from checker.citation_check import game_citation_problems
     from checker.explained import unexplained
+    from checker.lang.build import load_model
+    from checker.lang.loader import model_files
     from checker.lint import summarise
     from checker.runner import load_games
 
@@ -96,13 +98,15 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
         table.add_column(column, justify="left" if column in ("game", "model") else "right")
     notes: list[str] = []
     for game in games:
+        folder = os.path.dirname(game.models[0].path)
+        siblings = [load_model(path) for path in model_files([folder])]  # a branch may exist only in some variants
+        errors, warnings = game_citation_problems(siblings)
+        if errors:
+            raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
+        notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
         for model in game.models:
             summary = summarise(model, game.suite)
             cov, qs = summary.coverage, summary.questions
-            problems = check_citations(model)
-            fatal = next((p for p in problems if p.fatal), None)
-            if fatal is not None:
-                raise RulecheckError(fatal.message, fatal.loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold, and differ from `rule`")
             loose = unexplained(model)
             name = model.id + (" (abstract)" if model.abstract else "")
             questions = str(qs.total) if model.questions else "-"
@@ -113,7 +117,6 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
                 notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
             if qs.open:
                 notes.append(f"{where}: open questions: {', '.join(qs.open)}")
-            notes.extend(f"{where}: warning: {p.message} ({p.loc})" for p in problems)
             if details:
                 notes.extend(f"{where}: {qid} answered by {', '.join(who)}" for qid, who in qs.answered.items())
                 by_action: dict[str, list[str]] = {}

@@ -238,15 +238,18 @@ class _View:
         return self.name(self.slots.get(slot, {}).get("value"), value)
 
     def state(self, state: dict[str, Any]) -> str:
+        """Every shown slot; of an array only the elements that are not 0 or false."""
         parts = []
         for name, value in state.items():
             if self.hidden(name):
                 continue
+            shown = self.slots.get(name, {}).get("label", name)
             if isinstance(value, dict):
-                inner = ", ".join(f"{self._key(name, k)}={self.value(name, v)}" for k, v in value.items())
-                parts.append(f"{self.slots.get(name, {}).get('label', name)} {{{inner}}}")
+                kept = [(k, v) for k, v in value.items() if v not in (0, False)]
+                inner = ", ".join(self._key(name, k) if v is True else f"{self._key(name, k)}={self.value(name, v)}" for k, v in kept)
+                parts.append(f"{shown}: {inner or 'none'}")
             else:
-                parts.append(f"{self.slots.get(name, {}).get('label', name)}={self.value(name, value)}")
+                parts.append(f"{shown}: {self.value(name, value)}")
         return "; ".join(parts)
 
     def _key(self, slot: str, key: str) -> str:
@@ -279,6 +282,46 @@ class _View:
             shown.append(f"{self.element(slot, index)} {self.value(slot, change['before'])}\u2192{self.value(slot, change['after'])}")
         cite = f" ({'; '.join(cites)})" if cites else ""
         return f"{step['text']}{cite}. {', '.join(shown) or 'nothing visible changes'}."
+
+
+# -- reading saved traces back -----------------------------------------------------------------
+def _index(domains: tuple, key: str) -> tuple:
+    parts = key.split("/")
+    return tuple(p if d.is_enum else int(p) for d, p in zip(domains, parts))
+
+
+def state_from_json(model: Model, data: dict[str, Any]) -> State:
+    """A saved state (arrays keyed `a/b`) as the interpreter's state."""
+    state: State = {}
+    for name, slot in model.slots.items():
+        value = data[name]
+        state[name] = {_index(slot.dims, k): v for k, v in value.items()} if slot.dims else value
+    return state
+
+
+def config_from_json(model: Model, doc: dict[str, Any]) -> Config:
+    """The constants and readings a saved trace was found under."""
+    constants = {}
+    for name, const in model.constants.items():
+        value = doc["constants"].get(name, const.default)
+        constants[name] = {_index(const.dims, k): v for k, v in value.items()} if const.dims and isinstance(value, dict) else value
+    return Config(constants, {**model.default_config().readings, **doc["readings"]})
+
+
+def states_from_json(model: Model, doc: dict[str, Any]) -> list[State]:
+    """Every state of a saved trace: the initial one, then each step's changes applied."""
+    states = [state_from_json(model, doc["initial"])]
+    for step in doc["steps"]:
+        state = {k: (dict(v) if isinstance(v, dict) else v) for k, v in states[-1].items()}
+        for change in step["changes"]:
+            slot, _, rest = change["element"].partition("[")
+            if rest:
+                index = _index(model.slots[slot].dims, "/".join(rest.rstrip("]").split("][")))
+                state[slot][index] = change["after"]
+            else:
+                state[slot] = change["after"]
+        states.append(state)
+    return states
 
 
 # -- serialisation ----------------------------------------------------------------------------

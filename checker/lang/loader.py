@@ -19,7 +19,7 @@ QUESTION_FILE = "questions.yaml"
 NOT_MODELS = {CLAUSE_FILE, QUESTION_FILE}
 
 # How a variant's section combines with its base's.
-FIELDWISE = {"constants", "readings"}  # entry by entry, and field by field inside an entry
+FIELDWISE = {"constants", "readings", "names"}  # entry by entry, and field by field inside an entry
 ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses"}  # entry by entry
 BY_ID = {"assumptions"}  # lists of entries with an `id`: same id replaces, new ids are added
 NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings"}
