@@ -35,11 +35,12 @@ class Step:
     action: str
     params: dict[str, Any]
     actor: str
-    clauses: tuple[tuple[str, str, str], ...]  # (clause id, where it is, its short quote): the fired branch's
+    clauses: tuple[tuple[str, str], ...]  # (clause id, its short quote): the fired branch's
     changes: list[tuple[str, Any, Any]]  # (element, before, after)
     state: State  # the state after the step
     text: str  # what happened, in words
     assumptions: tuple[tuple[str, str], ...] = ()  # (id, says) of the model's assumptions the step rests on
+    places: dict[str, str] = field(default_factory=dict)  # clause id -> where it is in the document (`at`)
 
 
 @dataclass
@@ -118,8 +119,10 @@ def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:
     model = interp.model
     action = model.actions[move.action]
     params = dict(move.params)
-    clauses = tuple((cid, model.clauses[cid].at, model.clauses[cid].says) for cid in fired_clauses(interp, action, params, pre))
+    fired = fired_clauses(interp, action, params, pre)
+    clauses = tuple((cid, model.clauses[cid].says) for cid in fired)
     step = Step(move.action, params, move.actor, clauses, changes(pre, move.post), move.post, "")
+    step.places = {cid: model.clauses[cid].at for cid in fired}
     step.text = step_text(interp, action, step, pre)
     said = {a.id: a.says for a in model.assumptions}
     step.assumptions = tuple((aid, said[aid]) for aid in action.assumes)
@@ -362,7 +365,7 @@ def _step_json(step: Step) -> dict[str, Any]:
         "by": step.actor,
         "params": step.params,
         "text": step.text,
-        "clauses": [{"id": cid, "at": at, "says": says} for cid, at, says in step.clauses],
+        "clauses": [{"id": cid, "at": step.places.get(cid, ""), "says": says} for cid, says in step.clauses],
         "changes": [{"element": n, "before": b, "after": a} for n, b, a in step.changes],
         "assumptions": [{"id": aid, "says": says} for aid, says in step.assumptions],
     }

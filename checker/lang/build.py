@@ -494,7 +494,7 @@ class ModelBuilder:
         if not rule and not cite and not assumes:
             raise RulecheckError(f"action `{name}` cites no clause", spec.loc, None, "give `rule` (always cited), `cite` entries, or `assumes`")
         only = self.only(spec.get("only"), spec.value_loc("only"), readings, name)
-        narrations = self.narrations(scope, spec.get("text"), spec.value_loc("text"), bindings, slots, assigns, name, by)
+        narrations = self.narrations(scope, spec.get("text"), spec.value_loc("text"), bindings, slots, assigns, name)
         return Action(name, by, actor, tuple(params.items()), guard, weight, assigns, rule, only, narrations, loc, cite, assumes)
 
     def citations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], clauses: dict[str, Clause], name: str) -> tuple[Citation, ...]:
@@ -516,7 +516,7 @@ class ModelBuilder:
             out.append(Citation(when, rule, item.loc))
         return tuple(out)
 
-    def narrations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], slots: dict[str, Slot], assigns: tuple[Assign, ...], name: str, by: str) -> tuple[Narration, ...]:
+    def narrations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], slots: dict[str, Slot], assigns: tuple[Assign, ...], name: str) -> tuple[Narration, ...]:
         """`text`: one template, or cases `[{when: EXPR, say: "..."}, ..., {say: "..."}]`.
 
         `{slot}` shows a scalar slot's value before the step; `{@slot}` writes the slot's label and
@@ -542,8 +542,6 @@ class ModelBuilder:
             for field_name in template_fields(say, sloc):
                 moved = field_name.startswith("@")
                 slot = field_name[1:] if moved else field_name
-                if not moved and slot == "by" and by != "player":
-                    raise RulecheckError(f"the text of action `{name}` names `{{by}}`, but the action is by {by}", sloc, say, "`{by}` is the player who acts; name a slot (`{turn}`) or a parameter instead")
                 if not moved and (slot == "by" or slot in bindings):
                     continue
                 if slot not in slots:
