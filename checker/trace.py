@@ -131,8 +131,8 @@ def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:
 
 def step_text(interp: Interpreter, action: Action, step: Step, pre: State) -> str:
     """The first of the action's `text` cases whose condition holds, filled in; or a plain
-    description. A template's slot fields (`{discard}`) claim that the slot changed in this step:
-    if it did not, the text would lie, and `NarrationMismatch` is raised."""
+    description. A template's `{@slot}` fields claim that the slot changed in this step: if it
+    did not, the text would lie, and `NarrationMismatch` is raised."""
     model = interp.model
     domains = dict(action.params)
     values = {name: model.display(dom.name, step.params[name]) for name, dom in domains.items()}
@@ -148,6 +148,8 @@ def step_text(interp: Interpreter, action: Action, step: Step, pre: State) -> st
 
 
 def _fill(model: Model, action: Action, narration: Narration, values: dict[str, str], changed: set[str], pre: State) -> str:
+    """One template filled in: `{@slot}` by the slot's label (checked against `changed`), `by`
+    and parameters by their display names, `{slot}` by its value before the step."""
     out = []
     for literal, name, _, _ in string.Formatter().parse(narration.say):
         out.append(literal)
