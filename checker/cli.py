@@ -196,6 +196,67 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
 
 
 @main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--max-states", type=click.IntRange(min=1), default=500_000, show_default=True, help="States per exploration (divergence search and each option's graph).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per exploration.")
+@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True, help="Seeded random games per configuration when its state space exceeds the budget.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--pairs", is_flag=True, help="Also every pair of deviations of readings that share a clause or a slot, and their interactions.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True, help="markdown: the Readings section of each game's errata page.")
+@guarded
+def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int, seed: int, pairs: bool, fmt: str) -> None:
+    """What each reading changes: divergence scenario, outcome impact and class, per model.
+
+    For every reading option other than the default: the shortest play legal under both after
+    which they differ, the reachable outcomes, can-end, longest game, outcome probabilities
+    (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
+    sides, and the class: game-breaking, outcome-changing, rules-visible or moot."""
+    from checker.analysis.impact import Settings, analyse_model
+    from checker.report.impact_json import impacts_json
+    from checker.report.reading_impact import readings_section
+    from checker.runner import load_games
+
+    settings = Settings(max_states, timeout, games, seed, pairs)
+    results = []
+    for game in load_games(_default_paths(paths)):
+        for model in game.models:
+            if not model.abstract:
+                results.append(analyse_model(model, settings))
+    if fmt == "json":
+        click.echo(json.dumps(impacts_json(results), indent=2, default=str))
+        return
+    if fmt == "markdown":
+        for folder in dict.fromkeys(r.model.folder for r in results):
+            mine = [r for r in results if r.model.folder == folder]
+            click.echo(f"## Readings: {mine[0].model.game}\n")
+            click.echo("\n".join(readings_section([r.model for r in mine], mine)))
+        return
+    _print_impacts(results)
+
+
+def _print_impacts(results: list) -> None:
+    from rich.table import Table
+
+    table = Table(title="rulecheck readings", header_style="bold")
+    for column in ("game", "model", "reading", "option", "class", "divergence", "why"):
+        table.add_column(column)
+    for result in results:
+        for reading in result.readings:
+            for option in reading.options:
+                div = option.divergence
+                where = f"after {div.steps} step(s): {div.kind}" if div is not None and div.found else "none"
+                table.add_row(result.model.folder, result.model.id, reading.reading.name, option.option, option.classification, where, "; ".join(option.reasons))
+    console = _console()
+    console.print(table)
+    for result in results:
+        for pair in result.pairs:
+            if pair.interacts:
+                names = " + ".join(f"{n}={o}" for n, o in pair.options)
+                console.print(f"{result.model.folder}/{result.model.id}: {names} interact: together {sorted(pair.effect) or 'no change'}, separately {sorted(pair.union) or 'no change'}")
+        console.print(f"{result.model.folder}/{result.model.id}: {result.seconds:.1f} CPU s")
+
+
+@main.command()
 @click.argument("model_path", type=click.Path())
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same games.")
