@@ -232,7 +232,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     compiled = CompiledModel(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
-    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
+    need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
     exp, found = explore(compiled, props, options.budget, progress, need_graph)
     findings = decide(exp, props, found)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
@@ -258,12 +258,12 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
         expected=expected, states=len(exp.states), transitions=exp.transitions, depth=exp.depth,
         seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
     )
-    if finding.path and finding.status in ("fails", "error"):
+    if finding.path and (finding.status in ("fails", "error") or finding.shape == "strategy"):
         states = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
         last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
         branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
         result.trace = build_trace(model, config, prop, states, finding.shape, finding.note, finding.loop_start, last_action, branches)
-        if finding.status == "error":
+        if finding.status == "error" or finding.shape == "strategy":
             result.detail = finding.detail
     return result
 

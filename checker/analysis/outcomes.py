@@ -20,15 +20,15 @@ with 95% Wilson intervals and labelled as estimates; nothing else is claimed bey
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.sparse import csr_matrix, identity
-from scipy.sparse.csgraph import breadth_first_order
 from scipy.sparse.linalg import splu
 
 from checker.analysis.statespace import CHANCE, StateSpace
-from checker.engines.graph import is_cyclic, strongly_connected
+from checker.engines.graph import is_cyclic, reaches, strongly_connected
 
 STUCK = "stuck (no rule applies)"
 NEVER = "never ends"
@@ -100,41 +100,22 @@ def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Imp
     if not space.complete:
         estimate(space, impact, simulate_games, seed)
         return impact
-    matrix = _adjacency(space)
     terminal_nodes = np.flatnonzero(np.frombuffer(bytes(space.terminal), dtype=np.uint8))
-    can_reach = _reaches(matrix, terminal_nodes)
+    can_reach = _reaches(space, terminal_nodes)
     trapped = np.flatnonzero(~can_reach)
     impact.can_end = trapped.size == 0
     if trapped.size:
         impact.trap = space.path_to(int(trapped.min()))  # nodes are numbered breadth first
     impact.longest, impact.endless = longest_play(space)
-    impact.probabilities = probabilities(space, labels, matrix)
+    impact.probabilities = probabilities(space, labels)
     impact.method = "exact: absorbing Markov chain, sparse LU solve (every mover equally likely, chance by weight, players uniform)"
     impact.forced, impact.forced_note = forced_wins(space, labels)
     return impact
 
 
-def _adjacency(space: StateSpace) -> csr_matrix:
-    n = space.size
-    data = np.ones(len(space.targets), dtype=np.int8)
-    return csr_matrix((data, np.frombuffer(space.targets, dtype=np.int32), np.frombuffer(space.starts, dtype=np.int32)), shape=(n, n))
-
-
-def _reaches(matrix: csr_matrix, goals: np.ndarray) -> np.ndarray:
-    """Boolean per node: some path leads from it to a goal node (backward breadth first search
-    from a virtual node joined to every goal)."""
-    n = matrix.shape[0]
-    if goals.size == 0:
-        return np.zeros(n, dtype=bool)
-    reverse = matrix.T.tocsr()
-    extra = csr_matrix((np.ones(goals.size, dtype=np.int8), (np.zeros(goals.size, dtype=np.int64), goals)), shape=(1, n))
-    from scipy.sparse import hstack, vstack
-
-    augmented = vstack([hstack([reverse, csr_matrix((n, 1), dtype=np.int8)]), hstack([extra, csr_matrix((1, 1), dtype=np.int8)])]).tocsr()
-    order = breadth_first_order(augmented, n, directed=True, return_predecessors=False)
-    reached = np.zeros(n + 1, dtype=bool)
-    reached[order] = True
-    return reached[:n]
+def _reaches(space: StateSpace, goals: np.ndarray) -> np.ndarray:
+    """Boolean per node: some path leads from it to a goal node."""
+    return np.frombuffer(bytes(reaches(space.graph(), [int(g) for g in goals])), dtype=np.uint8).astype(bool)
 
 
 def longest_play(space: StateSpace) -> tuple[int | None, bool]:
@@ -167,10 +148,10 @@ def move_probabilities(space: StateSpace, node: int) -> list[tuple[int, float]]:
     return out
 
 
-def probabilities(space: StateSpace, labels: list[str | None], matrix: csr_matrix) -> dict[str, float]:
+def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, float]:
     """Probability of each outcome (and of never ending) from a uniformly chosen initial state."""
     ends = np.array([label is not None for label in labels], dtype=bool)
-    reaches_end = _reaches(matrix, np.flatnonzero(ends))
+    reaches_end = _reaches(space, np.flatnonzero(ends))
     transient = np.flatnonzero(reaches_end & ~ends)
     position = np.full(space.size, -1, dtype=np.int64)
     position[transient] = np.arange(transient.size)
@@ -225,21 +206,23 @@ def forced_wins(space: StateSpace, labels: list[str | None]) -> tuple[list[Force
         verdicts = []
         for cooperative in (False, True):
             won = attractor(space, {n for n, label in enumerate(labels) if label in wins[side]}, number, cooperative)
-            hits = sum(1 for n in starts if won[n])
+            hits = sum(1 for n in starts if won[n] >= 0)
             verdicts.append("yes" if hits == len(starts) else ("no" if hits == 0 else f"from {hits} of {len(starts)} starts"))
         out.append(ForcedWin(side, *verdicts))
     return out, ""
 
 
-def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: bool) -> bytearray:
-    """Nodes from which `side` can force reaching `goal`.
+def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: bool) -> array:
+    """Per node, the order in which it was found won for `side` (-1: not won).
 
-    A move is friendly when `side` makes it (or chance does, when cooperative); forced rules
-    are never friendly (two disagreeing rules resolve against the side). Where several
-    movers could go next, the opponents decide who moves: a node is won when every unfriendly
-    move leads to a won node and, if the side can move there, one of its moves does."""
+    A node is won when `side` can force reaching `goal` from it. A move is friendly when `side`
+    makes it (or chance does, when cooperative); forced rules are never friendly (two
+    disagreeing rules resolve against the side). Where several movers could go next, the
+    opponents decide who moves: a node is won when every unfriendly move leads to a won node
+    and, if the side can move there, one of its moves does. Every node's deciding successors
+    were found before it, so following decreasing order numbers reaches the goal."""
     n = space.size
-    won = bytearray(n)
+    order = array("i", [-1]) * n
     unfriendly_left = [0] * n
     has_friendly = bytearray(n)
     friendly_hit = bytearray(n)
@@ -253,22 +236,26 @@ def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: 
             else:
                 unfriendly_left[node] += 1
             preds[targets[e]].append((node, friendly))
-    queue = list(goal)
-    for node in queue:
-        won[node] = 1
-    while queue:
-        node = queue.pop()
+    queue = sorted(goal)
+    for number, node in enumerate(queue):
+        order[node] = number
+    found = len(queue)
+    head = 0
+    while head < len(queue):
+        node = queue[head]
+        head += 1
         for pred, friendly in preds[node]:
-            if won[pred]:
+            if order[pred] >= 0:
                 continue
             if friendly:
                 friendly_hit[pred] = 1
             else:
                 unfriendly_left[pred] -= 1
             if unfriendly_left[pred] == 0 and (friendly_hit[pred] or not has_friendly[pred]) and space.starts[pred] != space.starts[pred + 1]:
-                won[pred] = 1
+                order[pred] = found
+                found += 1
                 queue.append(pred)
-    return won
+    return order
 
 
 def estimate(space: StateSpace, impact: Impact, games: int, seed: int) -> None:
