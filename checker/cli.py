@@ -115,7 +115,7 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
 @click.option("--free-constants", is_flag=True, help="Symbolic engine: leave scalar constants free within their declared ranges (a counterexample names the values).")
 @click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
-@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change.")
+@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "pairs", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
@@ -150,11 +150,23 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         write_evidence(results, out, itf=itf, prune=full_run)
         if full_run:
             write_errata(results, errata_dir)
+    found = _interactions(results) if readings_mode == "pairs" else []
     if fmt == "json":
-        click.echo(json.dumps(results_json(results), indent=2, default=str))
+        doc = results_json(results)
+        if readings_mode == "pairs":
+            doc["interactions"] = [i.to_json() for i in found]
+        click.echo(json.dumps(doc, indent=2, default=str))
     else:
         print_results(results, _console())
+        for interaction in found:
+            click.echo(interaction.describe())
     sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+def _interactions(results: list) -> list:
+    from checker.analysis.interactions import interactions
+
+    return interactions(results)
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):

@@ -29,7 +29,7 @@ ENGINES = ("explicit", "symbolic", "auto")
 class CheckOptions:
     engine: str = "explicit"
     budget: Budget = field(default_factory=Budget)
-    readings: str = "deviations"  # deviations | all | default
+    readings: str = "deviations"  # deviations | pairs | all | default
     pinned: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
@@ -81,7 +81,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
 
 
 def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
-    """The reading combinations to check: the default and each single deviation, or all."""
+    """The reading combinations to check: the default and each single deviation (with `pairs`,
+    also each pair of deviations of readings that share a clause or a slot), or all."""
     for name, option in pinned.items():
         if name not in model.readings:
             continue
@@ -99,6 +100,15 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
         for option in reading.options:
             if option != base.readings[reading.name]:
                 configs.append(base.with_readings({reading.name: option}))
+    if mode == "pairs":
+        from checker.analysis.footprint import related_pairs
+
+        names = {r.name for r in free}
+        for a, b in related_pairs(model):
+            if a in names and b in names:
+                for oa, ob in itertools.product(model.readings[a].options, model.readings[b].options):
+                    if oa != base.readings[a] and ob != base.readings[b]:
+                        configs.append(base.with_readings({a: oa, b: ob}))
     return configs
 
 

@@ -80,7 +80,7 @@ def outcome_labels(space: StateSpace) -> list[str | None]:
     labels: list[str | None] = []
     for node, s in enumerate(space.states):
         if space.terminal[node]:
-            labels.append(str(evaluate(s)) if evaluate else "end")
+            labels.append(str(evaluate(s)) if evaluate else "finished")
         elif node < space.expanded and space.starts[node] == space.starts[node + 1]:
             labels.append(STUCK)
         else:
