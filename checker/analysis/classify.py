@@ -1,9 +1,10 @@
 """What a reading option changes, in one word a designer can act on.
 
 - game-breaking: it changes whether the game can always still end, whether it can get stuck
-  (a state where no rule applies), or the probability that it never ends;
+  (a state where no rule applies), or whether it ends with probability 1;
 - outcome-changing: it changes the reachable outcomes, their probabilities under the stated
-  policy, or which side can force a win;
+  policy (including the probability of never ending, when both are above 0), or which side can
+  force a win;
 - rules-visible: legal play differs somewhere (there is a divergence scenario) but none of the
   above changes; a change of the longest game alone is reported here;
 - moot: no reachable position tells the two apart, within the bound stated.
@@ -40,8 +41,8 @@ def classify(divergence: Divergence, base: Impact | None, alt: Impact | None, un
     if bool(base.stuck_states) != bool(alt.stuck_states):
         breaking.append("a state where no rule applies is reachable under one reading only")
     never_base, never_alt = (base.probabilities or {}).get(NEVER, 0.0), (alt.probabilities or {}).get(NEVER, 0.0)
-    if abs(never_base - never_alt) > TOLERANCE:
-        breaking.append(f"the probability that the game never ends changes from {never_base:.4g} to {never_alt:.4g}")
+    if (never_base > TOLERANCE) != (never_alt > TOLERANCE):
+        breaking.append(f"the game ends with probability 1 under one reading only (never ends: {_pair(never_base, never_alt)})")
     if breaking:
         return "game-breaking", breaking
     changing = []
@@ -68,8 +69,16 @@ def _shifts(base: dict[str, float], alt: dict[str, float]) -> list[str]:
     for name in sorted(set(base) | set(alt)):
         a, b = base.get(name, 0.0), alt.get(name, 0.0)
         if abs(a - b) > TOLERANCE:
-            out.append(f"{name} {a:.4g} \u2192 {b:.4g}")
+            out.append(f"{name} {_pair(a, b)}")
     return out
+
+
+def _pair(a: float, b: float) -> str:
+    """`a → b` with just enough significant digits to show that they differ."""
+    digits = 4
+    while digits < 12 and f"{a:.{digits}g}" == f"{b:.{digits}g}":
+        digits += 1
+    return f"{a:.{digits}g} \u2192 {b:.{digits}g}"
 
 
 def _yes(flag: bool | None) -> str:
