@@ -214,9 +214,10 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
 @click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True, help="Seeded random games per configuration when its state space exceeds the budget.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--pairs", is_flag=True, help="Also every pair of deviations of readings that share a clause or a slot, and their interactions.")
+@click.option("--between", "between", multiple=True, metavar="NAME=OPTION", help="Only the divergence scenario between the default combination and this one (repeat for several readings).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True, help="markdown: the Readings section of each game's errata page.")
 @guarded
-def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int, seed: int, pairs: bool, fmt: str) -> None:
+def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int, seed: int, pairs: bool, between: tuple[str, ...], fmt: str) -> None:
     """What each reading changes: divergence scenario, outcome impact and class, per model.
 
     For every reading option other than the default: the shortest play legal under both after
@@ -229,6 +230,9 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
     from checker.runner import load_games
 
     settings = Settings(max_states, timeout, games, seed, pairs)
+    if between:
+        _print_divergences(_default_paths(paths), _pairs(between, "--between"), settings, fmt)
+        return
     results = []
     for game in load_games(_default_paths(paths)):
         for model in game.models:
@@ -244,6 +248,35 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
             click.echo("\n".join(readings_section([r.model for r in mine], mine)))
         return
     _print_impacts(results)
+
+
+def _print_divergences(paths: list[str], chosen: dict[str, str], settings, fmt: str) -> None:
+    """`readings --between`: the divergence scenario between the default combination and the
+    chosen options, for every model that has all the readings named."""
+    from checker.analysis.divergence import find_divergence
+    from checker.report.impact_json import divergence_json
+    from checker.report.reading_impact import scenario_lines
+    from checker.runner import load_games, reading_configs
+
+    out = []
+    for game in load_games(paths):
+        for model in game.models:
+            if model.abstract or not set(chosen) <= set(model.readings):
+                continue
+            for name, option in chosen.items():
+                if option not in model.readings[name].options:
+                    raise RulecheckError(f"--between {name}={option}: `{option}` is not an option of `{name}` (options: {', '.join(model.readings[name].options)})")
+            target = reading_configs(model, "default", chosen, {})[0]
+            found = find_divergence(model, model.default_config(), target, settings.max_states, settings.timeout)
+            out.append((model, found))
+    if not out:
+        raise RulecheckError(f"--between: no model has the readings {', '.join(sorted(chosen))}")
+    if fmt == "json":
+        click.echo(json.dumps({"format": "rulecheck-divergences", "version": 1, "divergences": [{"game": m.folder, "variant": m.id, **divergence_json(d)} for m, d in out]}, indent=2, default=str))
+        return
+    for model, found in out:
+        click.echo(f"## {model.folder}/{model.id}: default against {found.alternative.reading_label(model)}\n")
+        click.echo("\n".join(scenario_lines(found)))
 
 
 def _print_impacts(results: list) -> None:

@@ -128,3 +128,15 @@ def test_cli_json_and_markdown():
     assert "| at the divergent step | under `default` | under `tie=reflip` |" in page
     assert page == "\n".join(readings_section([result.model], [analyse_model(load_model(COIN), Settings())]))
     assert impacts_json([result])["models"][0]["variant"] == "coin"
+
+
+def test_cli_between_and_bad_input():
+    runner = CliRunner()
+    out = runner.invoke(main, ["readings", COIN, "--between", "tie=reflip", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    found = json.loads(out.output)["divergences"][0]
+    assert found["kind"] == "moves" and found["steps"] == 2
+    bad = runner.invoke(main, ["readings", COIN, "--between", "tie=nope"])
+    assert bad.exit_code == 2 and "--between tie=nope" in bad.output
+    missing = runner.invoke(main, ["readings", "tests/models/no-such-game"])
+    assert missing.exit_code == 2

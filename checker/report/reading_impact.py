@@ -75,8 +75,13 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
 
 
 def _scenario(mi: ModelImpact, o: OptionImpact, several: bool) -> list[str]:
-    divergence: Divergence = o.divergence
-    where = f" in `{mi.model.id}`" if several else ""
+    return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "")
+
+
+def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
+    """A divergence scenario: the common play, then the divergent step under both side by side."""
+    if not divergence.found:
+        return [f"No divergence{where}: {divergence.bound}.", ""]
     lines = [f"*Divergence scenario*{where} ({divergence.steps} step{'s' if divergence.steps != 1 else ''} legal under both readings, replayed in the reference interpreter under each):", ""]
     doc = to_json(divergence.trace)
     doc["note"], doc["property"]["says"] = "", ""
