@@ -64,7 +64,8 @@ class Impact:
         return {
             "complete": self.complete, "bound": self.bound, "states": self.states,
             "outcomes": dict(sorted(self.outcomes.items())), "stuck_states": self.stuck_states,
-            "can_end": self.can_end, "longest": "infinite" if self.endless else self.longest,
+            "can_end": self.can_end, "trap_depth": len(self.trap) - 1 if self.trap else None,
+            "longest": "infinite" if self.endless else self.longest,
             "probabilities": {k: round(v, 9) for k, v in sorted(self.probabilities.items())} if self.probabilities is not None else None,
             "intervals": {k: [round(lo, 6), round(hi, 6)] for k, (lo, hi) in sorted(self.intervals.items())} if self.intervals else None,
             "method": self.method,

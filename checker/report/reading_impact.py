@@ -2,14 +2,15 @@
 option changes (its class), the divergence scenario with the divergent step under both options
 side by side, and the impact table.
 
-`readings_section(models, impacts, by_prop)` returns Markdown lines; like the rest of the page
-it holds no timings, so the same models give the same bytes.
+`readings_section(models, analyse_for_errata(models), by_prop)` returns Markdown lines (by_prop:
+a game's check results by property id, to add which verdicts each option changes); like the rest
+of the page it holds no timings, so the same models give the same bytes.
 """
 
 from __future__ import annotations
 
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import ModelImpact, OptionImpact
+from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
 from checker.analysis.outcomes import Impact
 from checker.lang.model import Model
 from checker.results import Result
@@ -21,6 +22,11 @@ CLASS_TEXT = {
     "rules-visible": "rules-visible (legal play differs, outcomes do not)",
     "moot": "moot (no difference in the model)",
 }
+
+
+def analyse_for_errata(models: list[Model], settings: Settings | None = None) -> list[ModelImpact]:
+    """The impact analysis of every checked (non-abstract) model, for `readings_section`."""
+    return [analyse_model(m, settings or Settings()) for m in models if not m.abstract]
 
 
 def readings_section(models: list[Model], impacts: list[ModelImpact], by_prop: dict[str, list[Result]] | None = None) -> list[str]:
