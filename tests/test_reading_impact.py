@@ -1,10 +1,11 @@
 """Reading impact: divergence scenarios, outcome impact, classification, on toy models whose
-answers are known by hand (tests/models/coin, tests/models/trap)."""
+answers are known by hand (tests/impact/models/coin and trap)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -20,9 +21,11 @@ from checker.lang.compile import CompiledModel
 from checker.report.impact_json import impacts_json
 from checker.report.reading_impact import readings_section
 
-COIN = "tests/models/coin/coin.yaml"
-TRAP = "tests/models/trap/trap.yaml"
-DUEL = "tests/models/duel/duel.yaml"
+MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
+COIN = os.path.join(MODELS, "coin/coin.yaml")
+TRAP = os.path.join(MODELS, "trap/trap.yaml")
+DUEL = os.path.join(os.path.dirname(__file__), "models", "duel", "duel.yaml")
+
 
 
 def impact(path: str, **readings: str):
