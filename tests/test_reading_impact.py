@@ -143,3 +143,17 @@ def test_cli_between_and_bad_input():
     assert bad.exit_code == 2 and "--between tie=nope" in bad.output
     missing = runner.invoke(main, ["readings", "tests/models/no-such-game"])
     assert missing.exit_code == 2
+
+
+def test_beyond_the_budget_probabilities_are_labelled_estimates():
+    model = load_model(DUEL)
+    compiled = CompiledModel(model, model.default_config())
+    exact = analyse(explore_space(compiled)).probabilities
+    bounded = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    assert not bounded.complete and bounded.can_end is None and bounded.endless is None
+    assert bounded.method.startswith("estimate: 4000 seeded random games (seed 3)")
+    for outcome, p in exact.items():
+        lo, hi = bounded.intervals[outcome]
+        assert lo <= p <= hi  # 95% intervals; seed fixed, so this is deterministic
+    again = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    assert again.probabilities == bounded.probabilities
