@@ -40,7 +40,7 @@ effects = st.sampled_from([
 ])
 b_effects = st.sampled_from(['"(b + 1) % 4"', '"(b + 3) % 4"', '"(b + 1) % 4 if reading.r == p else b"', '"a"'])
 actions = st.lists(
-    st.tuples(st.sampled_from(["chance", "rules", "turn"]), st.lists(conditions, min_size=1, max_size=2), effects, b_effects, st.sampled_from([None, "p", "q"])),
+    st.tuples(st.sampled_from(["chance", "rules", "turn", '"turn if reading.r == p else succ(turn)"']), st.lists(conditions, min_size=1, max_size=2), effects, b_effects, st.sampled_from([None, "p", "q"])),
     min_size=1, max_size=4,
 )
 terminals = st.sampled_from(["a == 3 and b == 3", "a + b >= 5", "a == 3 and reading.r == q", "b == 2 or a == 3"])
@@ -57,10 +57,10 @@ def model_text(terminal: str, specs: list) -> str:
 
 
 def _view(interp: Interpreter, state: dict) -> tuple:
-    """Everything a configuration says about a state: terminal, outcome, moves and results."""
+    """Everything a configuration says about a state: terminal, outcome, moves, movers, results."""
     terminal = interp.terminal(state)
     outcome = interp.eval(interp.model.outcome, state) if terminal else None
-    moves = frozenset((m.action, m.params, freeze(m.post)) for m in interp.transitions(state))
+    moves = frozenset((m.action, m.params, m.actor, freeze(m.post)) for m in interp.transitions(state))
     return terminal, outcome, moves
 
 

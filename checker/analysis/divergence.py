@@ -2,8 +2,8 @@
 
 Both configurations are compiled from the same model, so they share one state layout and a
 packed state means the same position under either. Breadth first from the common initial
-states, each state is compared under both: a different set of enabled moves, a different result
-of the same move, terminal under one only, a different outcome, or a modelling error under one
+states, each state is compared under both: a different set of enabled moves (or another player
+making one), a different result of the same move, terminal under one only, a different outcome, or a modelling error under one
 only is a divergence. While nothing differs the two have the same successors, so the product
 exploration stays on its diagonal and needs one visited set. The first divergence found is at
 the end of a shortest play legal under both.
@@ -20,8 +20,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.analysis.statespace import mover_functions
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
+from checker.lang.expr import ReadingRef, walk
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.model import Config, Model
 from checker.trace import ReplayMismatch, Step, Trace, make_step, replay_path
@@ -68,12 +70,25 @@ class Divergence:
         return len(self.trace.steps) if self.trace is not None else 0
 
 
-def _move_key(compiled: CompiledModel, inst_id: int) -> tuple:
-    inst = compiled.instances[inst_id]
-    return inst.action.name, inst.params
+def _actor_consults_readings(model: Model) -> bool:
+    return any(isinstance(n, ReadingRef) for a in model.actions.values() if a.actor is not None for n in walk(a.actor))
 
 
-def _compare(a: CompiledModel, b: CompiledModel, s: int, outcome_a, outcome_b) -> tuple[str, list[int]]:
+def _keyer(compiled: CompiledModel, with_actor: bool):
+    """A move's identity: its action and parameters, and who makes it when a reading can change that."""
+    movers = mover_functions(compiled) if with_actor else None
+
+    def key(inst_id: int, s: int) -> tuple:
+        inst = compiled.instances[inst_id]
+        if movers is None:
+            return inst.action.name, inst.params
+        mover = movers[inst_id]
+        return inst.action.name, inst.params, mover if isinstance(mover, int) else mover(s)
+
+    return key
+
+
+def _compare(a: CompiledModel, b: CompiledModel, s: int, outcome_a, outcome_b, keys) -> tuple[str, list[int]]:
     """(kind of divergence or "", the common successors when there is none)."""
     try:
         ta, tb = a.terminal(s), b.terminal(s)
@@ -87,9 +102,9 @@ def _compare(a: CompiledModel, b: CompiledModel, s: int, outcome_a, outcome_b) -
         return "", []
     errors = []
     moves = []
-    for compiled in (a, b):
+    for compiled, key in zip((a, b), keys):
         try:
-            moves.append({_move_key(compiled, i): t for i, t in compiled.successors(s)})
+            moves.append({key(i, s): t for i, t in compiled.successors(s)})
             errors.append(None)
         except ModellingError as exc:
             moves.append({})
@@ -127,6 +142,8 @@ def find_divergence(model: Model, baseline: Config, alternative: Config, max_sta
             parent[s], depth_of[s] = None, 0
             queue.append(s)
     deadline = started + timeout
+    with_actor = _actor_consults_readings(model)
+    keys = (_keyer(a, with_actor), _keyer(b, with_actor))
     count = 0
     while queue:
         s = queue.popleft()
@@ -135,7 +152,7 @@ def find_divergence(model: Model, baseline: Config, alternative: Config, max_sta
         if (count & 1023) == 0 and time.perf_counter() > deadline:
             result.stopped_by = f"timeout after {timeout:g} s"
             break
-        kind, successors = _compare(a, b, s, outcome_a, outcome_b)
+        kind, successors = _compare(a, b, s, outcome_a, outcome_b, keys)
         if kind:
             path = [s]
             while parent[path[-1]] is not None:
@@ -212,8 +229,8 @@ def _evidence(result: Divergence, a: CompiledModel, b: CompiledModel, path: list
         found.append((terminal, outcome, moves, error))
         sides.append(Side(_label(model, config), terminal, outcome, error=error))
     (ta, oa, ma, ea), (tb, ob, mb, eb) = found
-    keyed_a = {(m.action, m.params): m for m in ma}
-    keyed_b = {(m.action, m.params): m for m in mb}
+    keyed_a = {(m.action, m.params, m.actor): m for m in ma}
+    keyed_b = {(m.action, m.params, m.actor): m for m in mb}
     kind = result.kind
     if kind == "terminal":
         _require(ta != tb, "terminal under one reading only")
