@@ -126,10 +126,10 @@ def test_cli_json_and_markdown():
     assert options[0]["divergence"]["at_divergence"]["option"]["moves"][0]["action"] == "tie_reflip"
     assert options[0]["impact"]["probabilities"]["ann_win"] == 0.5
     result = analyse_model(load_model(COIN), Settings())
-    page = "\n".join(readings_section([result.model], [result]))
+    page = "\n".join(readings_section([result.model], [], [result]))
     assert "| P(draw) | 0.5 | 0 |" in page
     assert "| at the divergent step | under `default` | under `tie=reflip` |" in page
-    assert page == "\n".join(readings_section([result.model], [analyse_model(load_model(COIN), Settings())]))
+    assert page == "\n".join(readings_section([result.model], []))  # computes the same analysis itself
     assert impacts_json([result])["models"][0]["variant"] == "coin"
 
 
@@ -157,3 +157,14 @@ def test_beyond_the_budget_probabilities_are_labelled_estimates():
         assert lo <= p <= hi  # 95% intervals; seed fixed, so this is deterministic
     again = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
     assert again.probabilities == bounded.probabilities
+
+
+def test_section_names_the_verdicts_an_option_changes():
+    from checker.runner import CheckOptions, check_paths
+
+    results = check_paths([TRAP], CheckOptions())
+    model = results[0].model
+    page = "\n".join(readings_section([model], results))
+    assert "**game-breaking (changes whether the game can end or get stuck)**" in page
+    assert "- property verdicts: breaks `can-always-end`" in page
+    assert "| can always still end | yes | **no** |" in page

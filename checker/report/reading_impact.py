@@ -2,12 +2,13 @@
 option changes (its class), the divergence scenario with the divergent step under both options
 side by side, and the impact table.
 
-`readings_section(models, analyse_for_errata(models), by_prop)` returns Markdown lines (by_prop:
-a game's check results by property id, to add which verdicts each option changes); like the rest
-of the page it holds no timings, so the same models give the same bytes.
+`readings_section(models, results, impacts)` returns Markdown lines (the section without its
+heading); like the rest of the page it holds no timings, so the same models give the same bytes.
 """
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
@@ -29,8 +30,15 @@ def analyse_for_errata(models: list[Model], settings: Settings | None = None) ->
     return [analyse_model(m, settings or Settings()) for m in models if not m.abstract]
 
 
-def readings_section(models: list[Model], impacts: list[ModelImpact], by_prop: dict[str, list[Result]] | None = None) -> list[str]:
-    """Markdown lines of the Readings section for one game."""
+def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None) -> list[str]:
+    """The section's lines (without its heading), for one game: `results` are the game's check
+    results (to say which verdicts each option changes); `impacts` the analysis of its models
+    (computed here when not given)."""
+    by_prop: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        by_prop[r.prop.id].append(r)
+    if impacts is None:
+        impacts = analyse_for_errata(models)
     readings = {}
     for model in models:
         for name, reading in model.readings.items():
@@ -47,7 +55,9 @@ def readings_section(models: list[Model], impacts: list[ModelImpact], by_prop: d
         "",
     ]
     for name, reading in readings.items():
-        lines += [f"### `{name}` ({', '.join(reading.clauses)})", "", reading.question, ""]
+        model = next(m for m in models if name in m.readings)
+        located = "; ".join(dict.fromkeys(model.clauses[c].at if c in model.clauses else c for c in reading.clauses))
+        lines += [f"### `{name}` ({located})", "", reading.question, ""]
         defaults = {m.id: m.readings[name].default for m in models if name in m.readings}
         for option, meaning in reading.options.items():
             users = [mid for mid, d in defaults.items() if d == option]
@@ -57,7 +67,7 @@ def readings_section(models: list[Model], impacts: list[ModelImpact], by_prop: d
         for option in reading.options:
             per_model = [(mi, o) for mi in impacts for r in mi.readings if r.reading.name == name for o in r.options if o.option == option]
             if per_model:
-                lines += _option_block(name, option, per_model, by_prop or {})
+                lines += _option_block(name, option, per_model, by_prop)
     return lines
 
 
