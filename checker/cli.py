@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -119,14 +120,15 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["summary", "table", "json"]), default="summary", show_default=True, help="summary: a line per game and the unexpected results; table: every result.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the full table of results (same as --format table).")
 @click.option("--out", default="counterexamples", show_default=True, type=click.Path(), help="Where traces are written.")
 @click.option("--no-write", is_flag=True, help="Do not write traces.")
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -134,8 +136,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
+    from checker.report.summary import print_summary
     from checker.report.table import print_results
 
+    started = time.monotonic()
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
     if free_constants or free_readings:
@@ -156,10 +160,12 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if readings_mode == "pairs":
             doc["interactions"] = [i.to_json() for i in found]
         click.echo(json.dumps(doc, indent=2, default=str))
-    else:
+    elif fmt == "table" or verbose:
         print_results(results, _console())
-        for interaction in found:
-            click.echo(interaction.describe())
+    else:
+        print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
+    for interaction in found if fmt != "json" else []:
+        click.echo(interaction.describe())
     sys.exit(0 if all(r.matches for r in results) else 1)
 
 

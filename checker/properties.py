@@ -30,7 +30,8 @@ KINDS = {
     "value": {"value"},
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify", "chance"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "chance"}
+MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
 
 
@@ -63,8 +64,6 @@ class Property:
     within: int | None = None
     depth: int | None = None
     generic_default: bool = False
-    finding: str = ""  # for the errata: what a failure means, in the rule text's terms
-    clarify: str = ""  # for the errata: the proposed clarification
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -107,8 +106,8 @@ def load_suite(path: str) -> list[Property]:
     if not isinstance(doc, YMap) or "properties" not in doc:
         raise RulecheckError("a property suite is a mapping with `properties:` (a list)", Loc(path, 1, 1))
     for key in doc:
-        if key not in ("game", "properties"):
-            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game` and `properties`")
+        if key not in ("game", "properties", "findings"):
+            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties` and `findings`")
     items = doc["properties"]
     if not isinstance(items, YList):
         raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))
@@ -134,6 +133,8 @@ def parse_property(item: object, loc: Loc) -> Property:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
     allowed = OPTIONAL | KINDS[kind]
     for key in item:
+        if key in MOVED_TO_FINDINGS:
+            raise RulecheckError(f"`{key}` is no longer a property key", item.key_loc(key), str(key), "write the problem as an entry of the suite's `findings:` (title, class, scenario, proposed, properties)")
         if key not in allowed:
             raise RulecheckError(f"unknown key `{key}` for a `{kind}` property", item.key_loc(key), str(key), did_you_mean(str(key), allowed))
     for key in KINDS[kind]:
@@ -149,7 +150,6 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
-        finding=str(item.get("finding", "")).strip(), clarify=str(item.get("clarify", "")).strip(),
     )
 
 
