@@ -168,3 +168,20 @@ def test_section_names_the_verdicts_an_option_changes():
     assert "**game-breaking (changes whether the game can end or get stuck)**" in page
     assert "- property verdicts: breaks `can-always-end`" in page
     assert "| can always still end | yes | **no** |" in page
+
+
+def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):
+    from checker.report import reading_impact
+
+    model = load_model(COIN)
+    first = reading_impact.cached_readings_section([model], [], str(tmp_path))
+    assert len(list(tmp_path.iterdir())) == 1
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("the cached section should have been used")
+
+    monkeypatch.setattr(reading_impact, "analyse_for_errata", no_analysis)
+    assert reading_impact.cached_readings_section([model], [], str(tmp_path)) == first
+    other = load_model(TRAP)
+    with pytest.raises(AssertionError):
+        reading_impact.cached_readings_section([other], [], str(tmp_path))

@@ -8,6 +8,9 @@ heading); like the rest of the page it holds no timings, so the same models give
 
 from __future__ import annotations
 
+import glob
+import hashlib
+import os
 from collections import defaultdict
 
 from checker.analysis.divergence import Divergence, Side
@@ -16,6 +19,8 @@ from checker.analysis.outcomes import Impact
 from checker.lang.model import Model
 from checker.results import Result
 from checker.trace import Step, narrative, to_json
+
+CACHE_DIR = ".rulecheck-cache"
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
@@ -28,6 +33,38 @@ CLASS_TEXT = {
 def analyse_for_errata(models: list[Model], settings: Settings | None = None) -> list[ModelImpact]:
     """The impact analysis of every checked (non-abstract) model, for `readings_section`."""
     return [analyse_model(m, settings or Settings()) for m in models if not m.abstract]
+
+
+def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR) -> list[str]:
+    """`readings_section`, computed once per content: the key hashes the model files, the
+    verdicts of the results and the analysis code, so a run over unchanged models reuses the
+    section instead of repeating the analysis (it costs about as much as the check itself)."""
+    key = _cache_key(models, results)
+    path = os.path.join(cache_dir, f"readings-{key}.md")
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().split("\n")
+    lines = readings_section(models, results)
+    os.makedirs(cache_dir, exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    os.replace(tmp, path)
+    return lines
+
+
+def _cache_key(models: list[Model], results: list[Result]) -> str:
+    digest = hashlib.sha256()
+    sources = sorted({os.path.abspath(p) for m in models for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(m.path)), "*.yaml"))})
+    code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "analysis", "*.py"))) + [__file__]
+    for path in sources + code:
+        digest.update(path.encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    for r in results:
+        digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
+    digest.update(",".join(sorted(m.path for m in models)).encode())
+    return digest.hexdigest()[:20]
 
 
 def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None) -> list[str]:
