@@ -25,17 +25,34 @@ from checker.lang.expr import Expr
 from checker.properties import BoundProperty
 
 
+def property_error(u: Unrolling, prop: BoundProperty, i: int):
+    """Evaluating the property's own expressions at position i raises (a division by zero, an
+    index outside its domain): the explicit engine reports that as the result `error`."""
+    kind = prop.kind
+    if kind in ("invariant", "unreachable", "reachable"):
+        return u.value(prop.expr, i)[1]
+    if kind == "after":
+        return u.after_violated(i, prop.action, prop.expr)[1]
+    if kind == "leads-to":
+        return OR(u.value(prop.source, i)[1], u.value(prop.target, i)[1])
+    return False
+
+
 def bad(u: Unrolling, prop: BoundProperty | str, i: int, tag: str):
-    """The violation at position i, for the safety kinds (and "_error": a modelling error)."""
+    """What the property looks for at position i, for the safety kinds and `reachable` (and
+    "_error": a modelling error): a violation, or its expression raising there, since a proof
+    must exclude both (the value of an expression that raises is meaningless)."""
     kind = prop if isinstance(prop, str) else prop.kind
     if kind == "_error":
         return u.steps[i].error
     if kind == "invariant":
-        return NOT(u.value(prop.expr, i))
+        value, err = u.value(prop.expr, i)
+        return OR(err, NOT(value))
     if kind in ("unreachable", "reachable"):
-        return u.value(prop.expr, i)
+        value, err = u.value(prop.expr, i)
+        return OR(err, value)
     if kind == "after":
-        return u.after_violated(i, prop.action, prop.expr)
+        return OR(*reversed(u.after_violated(i, prop.action, prop.expr)))
     if kind == "deadlock-free":
         return u.deadlock(i)
     if kind == "deterministic":

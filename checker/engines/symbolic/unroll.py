@@ -42,9 +42,9 @@ class Unrolling:
     def _add_state(self) -> None:
         state = self.enc.new_state(f"{self.tag}{len(self.states)}")
         self.solver.add(*self.enc.range_constraints(state))
-        for inv in self.strengthen:
-            value, _ = self.enc.term(inv, state, {})
-            self.solver.add(zv(value))
+        for inv in self.strengthen:  # proved: defined (no error) and true in every reachable state
+            value, err = self.enc.term(inv, state, {})
+            self.solver.add(zv(AND(NOT(err), value)))
         self.states.append(state)
         self.steps.append(self.enc.step_at(state))
 
@@ -71,8 +71,9 @@ class Unrolling:
 
     # -- what the properties look at ----------------------------------------------------
     def value(self, expr: Expr, i: int, env: dict | None = None, old: int | None = None):
-        value, _ = self.enc.term(expr, self.states[i], env or {}, self.states[old] if old is not None else None)
-        return value
+        """(value, error): the expression at s_i and the condition that evaluating it raises
+        (the value is meaningless where the error condition holds: z3 leaves x // 0 free)."""
+        return self.enc.term(expr, self.states[i], env or {}, self.states[old] if old is not None else None)
 
     def deadlock(self, i: int):
         step = self.steps[i]
@@ -103,14 +104,17 @@ class Unrolling:
         return OR(*(self.sels[i - 1][inst.id] for inst in self.enc.instances if inst.action.name == action))
 
     def after_violated(self, i: int, action: str, expr: Expr):
+        """(violated, raises): the step into s_i was `action` and `expr` is false after it, or
+        evaluating `expr` after it raises."""
         if i == 0:
-            return False
-        cases = []
+            return False, False
+        cases, errors = [], []
         for inst in self.enc.instances:
             if inst.action.name == action:
-                value, _ = self.enc.term(expr, self.states[i], inst.env, self.states[i - 1])
+                value, err = self.enc.term(expr, self.states[i], inst.env, self.states[i - 1])
                 cases.append(AND(self.sels[i - 1][inst.id], NOT(value)))
-        return OR(*cases)
+                errors.append(AND(self.sels[i - 1][inst.id], err))
+        return OR(*cases), OR(*errors)
 
     def loop_back(self, i: int, since: int = 0):
         """s_i equals an earlier state s_j (since <= j < i)."""
