@@ -24,6 +24,7 @@ from typing import Any
 from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
 from checker.engines.symbolic.encoding import Encoder
 from checker.engines.symbolic.induction import k_induction, ranking
+from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.evidence import build_trace
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty
@@ -53,8 +54,9 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
     depth = getattr(options, "depth", 30)
     free_consts = free_constant_names(model, getattr(options, "free_constants", None))
     free_readings = bool(getattr(options, "free_readings", False)) and bool(model.readings)
-    enc = Encoder(model, config, free_consts, free_readings)
-    outcomes = decide(enc, props, depth, deadline)
+    with deferred_interrupts():
+        enc = Encoder(model, config, free_consts, free_readings)
+        outcomes = decide(enc, props, depth, deadline)
     seconds = time.perf_counter() - started
     return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
 

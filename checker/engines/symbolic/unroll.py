@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import z3
 
 from checker.engines.symbolic.encoding import AND, EQ, NOT, OR, Encoder, State, Step, zv
+from checker.engines.symbolic.interrupt import raise_if_requested
 from checker.lang.expr import Expr
 
 
@@ -138,12 +139,28 @@ class Unrolling:
         return [self.enc.readable(m, self.states[i]) for i in range(last + 1)]
 
 
+def _interrupted(solver: z3.Solver, started: float, timeout_ms: int | None) -> bool:
+    """z3 catches Ctrl-C during a check and only answers "unknown", with the reason "canceled"
+    (as for its own timeout) or "interrupted from keyboard": an answer cancelled before the
+    timeout was due is the user's Ctrl-C, which must stop the run."""
+    import time
+
+    reason = solver.reason_unknown()
+    if reason == "interrupted from keyboard":
+        return True
+    if reason != "canceled":
+        return False
+    return timeout_ms is None or (time.perf_counter() - started) * 1000 < timeout_ms - 50
+
+
 def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, z3.ModelRef | None]:
     """Is `cond` satisfiable together with the solver's constraints? ("sat" | "unsat" | "unknown", model)."""
     import time
 
+    raise_if_requested()
     if cond is False:
         return "unsat", None
+    remaining = None
     if deadline is not None:
         remaining = int((deadline - time.perf_counter()) * 1000)
         if remaining <= 0:
@@ -153,9 +170,13 @@ def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, 
     try:
         if cond is not True:
             solver.add(zv(cond))
+        started = time.perf_counter()
         result = solver.check()
         if result == z3.sat:
             return "sat", solver.model()
+        if result == z3.unknown and _interrupted(solver, started, remaining):
+            raise KeyboardInterrupt
+        raise_if_requested()
         return ("unsat" if result == z3.unsat else "unknown"), None
     finally:
         solver.pop()
