@@ -23,7 +23,7 @@ from typing import Any
 
 from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
 from checker.engines.symbolic.encoding import Encoder
-from checker.engines.symbolic.induction import k_induction, ranking
+from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.evidence import build_trace
 from checker.lang.model import Config, Model
@@ -71,6 +71,8 @@ class Prover:
         self.enc = enc
         self.deadline = deadline
         self.proved: list[BoundProperty] = []
+        self._window: Window | None = None
+        self._strengthening: dict[str, object] = {}  # prop id -> the proved fact as an expression
         self.tried: dict = {}  # prop id (or ("_error", strengthening size)) -> largest k tried
         self.errors_excluded: int | None = None  # k of the proof that no modelling error is reachable
         self.rank_tried: dict[str, int] = {}  # prop id -> how many proved invariants strengthened its last try
@@ -88,7 +90,7 @@ class Prover:
             if self.rank_tried.get(prop.id) == len(self.proved) or time.perf_counter() > self.deadline:
                 continue
             self.rank_tried[prop.id] = len(self.proved)
-            status, state = ranking(self.enc, prop.measure, self.strengthening(), self.deadline)
+            status, state = ranking(self.window, prop.measure, self.strengthening(), self.deadline)
             if status == "proved" and prop.prop.within is not None:
                 self.ranked.add(prop.id)
             elif status == "proved":
@@ -97,8 +99,18 @@ class Prover:
                 self.rank_refuted[prop.id] = state
         return out
 
+    @property
+    def window(self) -> Window:
+        """The induction window, encoded on first use (many runs never need it)."""
+        if self._window is None:
+            self._window = Window(self.enc)
+        return self._window
+
     def strengthening(self) -> list:
-        return [p.expr if p.kind == "invariant" else _negate(p.expr) for p in self.proved if p.kind in ("invariant", "unreachable")]
+        for p in self.proved:
+            if p.kind in ("invariant", "unreachable") and p.id not in self._strengthening:
+                self._strengthening[p.id] = p.expr if p.kind == "invariant" else _negate(p.expr)
+        return list(self._strengthening.values())
 
     def __call__(self, depth: int, open_props: list[BoundProperty], run: BMCRun, final: bool = False) -> dict[str, Outcome]:
         if not final and depth not in PROOF_DEPTHS:
@@ -114,7 +126,7 @@ class Prover:
                 if prop.id in out or k_limit <= self.tried.get(prop.id, 0) or time.perf_counter() > self.deadline:
                     continue
                 self.tried[prop.id] = k_limit
-                k = k_induction(self.enc, prop, self.strengthening(), k_limit, self.deadline)
+                k = k_induction(self.window, prop, self.strengthening(), k_limit, self.deadline)
                 if k is None:
                     continue
                 progress = True
@@ -133,7 +145,7 @@ class Prover:
         key = ("_error", len(self.proved))
         if self.errors_excluded is None and self.tried.get(key, 0) < max_k and run.error_free_to >= depth:
             self.tried[key] = max_k
-            self.errors_excluded = k_induction(self.enc, "_error", self.strengthening(), max_k, self.deadline)
+            self.errors_excluded = k_induction(self.window, "_error", self.strengthening(), max_k, self.deadline)
             run.errors_excluded = self.errors_excluded is not None
         return out
 

@@ -21,14 +21,20 @@ from checker.lang.expr import Expr
 
 @dataclass
 class Unrolling:
+    """With `guarded`, each transition's constraints hold only under its activation literal
+    (`active[i]` for s_i -> s_{i+1}): one unrolling then serves windows of every length, a query
+    about k steps assuming only the first k literals (a longer unrolling must not constrain
+    s_k to have successors)."""
+
     enc: Encoder
     solver: z3.Solver
     tag: str
     initial: bool = True
-    strengthen: list[Expr] = field(default_factory=list)
+    guarded: bool = False
     states: list[State] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     sels: list[list[z3.BoolRef]] = field(default_factory=list)  # per step: one Bool per instance
+    active: list[z3.BoolRef] = field(default_factory=list)  # per step, when guarded
 
     def __post_init__(self) -> None:
         self.solver.add(*self.enc.parameter_constraints())
@@ -43,9 +49,6 @@ class Unrolling:
     def _add_state(self) -> None:
         state = self.enc.new_state(f"{self.tag}{len(self.states)}")
         self.solver.add(*self.enc.range_constraints(state))
-        for inv in self.strengthen:  # proved: defined (no error) and true in every reachable state
-            value, err = self.enc.term(inv, state, {})
-            self.solver.add(zv(AND(NOT(err), value)))
         self.states.append(state)
         self.steps.append(self.enc.step_at(state))
 
@@ -55,20 +58,25 @@ class Unrolling:
         state, step = self.states[k], self.steps[k]
         n = len(self.enc.instances)
         sels = [z3.Bool(f"fire{i}@{self.tag}{k}") for i in range(n)]
-        self.solver.add(zv(NOT(step.terminal)), zv(NOT(step.error)), zv(OR(*sels)))
+        cs = [zv(NOT(step.terminal)), zv(NOT(step.error)), zv(OR(*sels))]
         if n <= 12:
             for i in range(n):
                 for j in range(i + 1, n):
-                    self.solver.add(z3.Or(z3.Not(sels[i]), z3.Not(sels[j])))
+                    cs.append(z3.Or(z3.Not(sels[i]), z3.Not(sels[j])))
         elif n:
-            self.solver.add(z3.AtMost(*sels, 1))
+            cs.append(z3.AtMost(*sels, 1))
         for i in range(n):
-            self.solver.add(z3.Implies(sels[i], zv(step.enabled[i])))
+            cs.append(z3.Implies(sels[i], zv(step.enabled[i])))
         post = self.enc.post_at(state, lambda i: sels[i])
         self.sels.append(sels)
         self._add_state()
         nxt = self.states[k + 1]
-        self.solver.add(*(zv(EQ(nxt[key], post[key])) for key in nxt))
+        cs += [zv(EQ(nxt[key], post[key])) for key in nxt]
+        if self.guarded:
+            lit = z3.Bool(f"active@{self.tag}{k}")
+            self.active.append(lit)
+            cs = [z3.Implies(lit, c) for c in cs]
+        self.solver.add(*cs)
 
     # -- what the properties look at ----------------------------------------------------
     def value(self, expr: Expr, i: int, env: dict | None = None, old: int | None = None):
