@@ -479,3 +479,13 @@ def test_ctrl_c_stops_a_symbolic_run_promptly():
     assert time.perf_counter() - sent < 10
     assert proc.returncode == 130, err
     assert b"Traceback" not in err and b"interrupted" in err
+
+
+def test_auto_engine_goes_symbolic_when_constants_are_free(counter):
+    """`--engine auto` with free constants: one explicit exploration covers only the default
+    deck, so the symbolic engine answers for every deck at once."""
+    auto = run(counter, "auto", depth=8, ids={"small"}, free_constants=True)
+    assert auto["small"].engine == "symbolic" and auto["small"].status == "fails"
+    assert "cap=" in auto["small"].detail
+    fixed = run(counter, "auto", depth=8, ids={"small"})
+    assert fixed["small"].engine == "explicit" and fixed["small"].status == "holds"
