@@ -42,6 +42,9 @@ def guarded(command: Callable) -> Callable:
                 raise
             click.echo(exc.render(), err=True)
             sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted (Ctrl-C): the run stopped before finishing", err=True)
+            sys.exit(130)
         except ReplayMismatch as exc:
             if debug:
                 raise

@@ -241,7 +241,9 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
 def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], tuple | None]:
     """check_config, also returning the explicit exploration and findings (None for the
     symbolic engine) so that an equivalent configuration can reuse them."""
-    if options.engine == "symbolic":
+    if options.engine == "symbolic" or (options.engine == "auto" and _leaves_free(model, options)):
+        # an explicit exploration covers one deck and one reading combination; left free, only
+        # the symbolic engine answers for all of them
         from checker.engines.symbolic import check_symbolic
 
         return check_symbolic(model, config, props, options), None
@@ -260,6 +262,13 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
             again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, (exp, findings)
+
+
+def _leaves_free(model: Model, options: CheckOptions) -> bool:
+    """The options leave something of this model free (a ranged constant or a reading)."""
+    from checker.engines.symbolic import free_constant_names
+
+    return bool(free_constant_names(model, options.free_constants)) or (bool(options.free_readings) and bool(model.readings))
 
 
 def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
