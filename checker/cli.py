@@ -47,8 +47,28 @@ def guarded(command: Callable) -> Callable:
             click.echo(f"internal error: an engine produced a trace the reference interpreter does not reproduce: {exc}", err=True)
             click.echo("This is a bug in rulecheck, not in your model; nothing was written. Re-run with --debug for a traceback.", err=True)
             sys.exit(3)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:  # noqa: BLE001 - the one place every other failure ends
+            if debug:
+                raise
+            click.echo(f"internal error: {internal_error_message(exc)} (a bug in rulecheck; re-run with --debug for a traceback)", err=True)
+            sys.exit(3)
 
     return wrapper
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """One line naming an unexpected exception and where it was raised."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}{where}" + (f": {text}" if text else "")
 
 
 def _default_paths(paths: tuple[str, ...]) -> list[str]:

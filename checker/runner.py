@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.engines.explicit import Budget, Finding, Progress, decide, explore
-from checker.errors import RulecheckError, did_you_mean
+from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
@@ -58,6 +58,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
     import os
 
     requested = model_files(paths)
+    if not requested:
+        raise RulecheckError(f"no model files (*.yaml) under {', '.join(paths)}", hint="models live in models/<game>/<model>.yaml")
     folders: dict[str, list[str]] = {}
     for path in requested:
         folders.setdefault(os.path.dirname(path), []).append(path)
@@ -66,7 +68,10 @@ def load_games(paths: list[str]) -> list[GameModels]:
         everything = [load_model(path) for path in model_files([folder])] if folder else []
         models = [m for m in everything if os.path.normpath(m.path) in {os.path.normpath(w) for w in wanted}]
         models = models or [load_model(path) for path in wanted]
-        suite = load_suite(suite_path(models[0].path))
+        path = suite_path(models[0].path)
+        if not os.path.isfile(path):
+            warn(f"no property suite {os.path.relpath(path)}: only the generic properties are checked", Loc(models[0].path, 1, 1))
+        suite = load_suite(path)
         known = {m.id for m in everything} | {m.id for m in models}
         for prop in suite:
             for variant in prop.variants or ():
@@ -78,6 +83,28 @@ def load_games(paths: list[str]) -> list[GameModels]:
                     bind(prop, model)
         games.append(GameModels(models[0].folder, models, suite))
     return games
+
+
+def check_selection(games: list[GameModels], options: CheckOptions) -> None:
+    """Every `--reading`, `--set` and `--property` must name something in the models checked:
+    a misspelt name would otherwise check nothing, or the wrong thing, and pass."""
+    models = [m for g in games for m in g.models if not m.abstract]
+    if not models:
+        raise RulecheckError("no models to check (every model found is abstract)")
+    readings = {name for m in models for name in m.readings}
+    for name in options.pinned:
+        if name not in readings:
+            raise RulecheckError(f"--reading {name}=...: no model checked has a reading `{name}`", hint=did_you_mean(name, readings) or f"readings: {', '.join(sorted(readings)) or 'none'}")
+    constants = {name for m in models for name in m.constants}
+    for target in options.constants:
+        name = target.partition("[")[0]
+        if name not in constants:
+            raise RulecheckError(f"--set {target}=...: no model checked has a constant `{name}`", hint=did_you_mean(name, constants) or f"constants: {', '.join(sorted(constants)) or 'none'}")
+    if options.only_properties:
+        ids = {p.id for m in models for g in games if m in g.models for p in properties_for(m, g.suite)}
+        for pid in sorted(options.only_properties):
+            if pid not in ids:
+                raise RulecheckError(f"--property {pid}: no model checked has a property `{pid}`", hint=did_you_mean(pid, ids) or f"properties: {', '.join(sorted(ids))}")
 
 
 def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
@@ -230,6 +257,8 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
 
         return check_symbolic(model, config, props, options), None
     compiled = CompiledModel(model, config)
+    if not compiled.initial:
+        raise no_initial_state(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
     need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
@@ -244,6 +273,15 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
             again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, (exp, findings)
+
+
+def no_initial_state(model: Model, config: Config) -> RulecheckError:
+    """No state satisfies `init` and `init_where`: every invariant would hold of nothing."""
+    loc = model.init_where[0].loc if model.init_where and model.init_where[0].loc else Loc(model.path, 1, 1)
+    return RulecheckError(
+        f"model `{model.id}` has no initial state (readings {config.reading_label(model)}): `init` and `init_where` exclude every choice",
+        loc, hint="every property would hold of an empty game; relax `init_where` or the initial choices",
+    )
 
 
 def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
@@ -270,7 +308,9 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
 
 def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
     jobs: list[Job] = []
-    for game in load_games(paths):
+    games = load_games(paths)
+    check_selection(games, options)
+    for game in games:
         for model in game.models:
             if not model.abstract:
                 jobs.extend(plan_model(model, game.suite, options))

@@ -15,6 +15,7 @@ from typing import Any
 
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.model import Config, Model
+from checker.lang.template import fill
 
 TRACE_FORMAT = "rulecheck-trace"
 TRACE_VERSION = 1
@@ -108,10 +109,7 @@ def step_text(template: str, step: Step, pre: State) -> str:
     """The action's `text` template filled in, or a plain description."""
     if template:
         scalars = {k: v for k, v in pre.items() if not isinstance(v, dict)}
-        try:
-            return template.format(**{**scalars, **step.params, "by": step.actor})
-        except (KeyError, IndexError, ValueError):
-            pass
+        return fill(template, {**scalars, **step.params, "by": step.actor})
     params = ", ".join(f"{k}={v}" for k, v in step.params.items())
     who = {"chance": "Chance", "rules": "The rules"}.get(step.actor, step.actor)
     return f"{who}: {step.action}" + (f" ({params})" if params else "")

@@ -206,7 +206,7 @@ class ExprChecker:
             raise self.fail(node, f"`{name}` is a domain, not a value", f"iterate it: `sum(... for x in {name})`")
         if name == "reading":
             raise self.fail(node, "`reading` needs a reading name", "write `reading.NAME == OPTION`")
-        raise self.fail(node, f"unknown name `{name}`", did_you_mean(name, list(self.bindings) + self.scope.all_names()))
+        raise self.fail(node, f"unknown name `{name}`", did_you_mean(name, list(self.bindings) + self.scope.all_names()) or yaml11_bool_hint(name))
 
     def member(self, node: ast.AST, name: str, expected: Type | None) -> Expr | None:
         """Resolve a bare enum member (or reading option) by the expected type."""
@@ -454,6 +454,13 @@ def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = Non
     if not isinstance(text, str):
         raise RulecheckError("expected an expression", loc, repr(text))
     return ExprChecker(scope, text, loc, bindings, allow_old).check(expected)
+
+
+def yaml11_bool_hint(value: object) -> str | None:
+    """YAML 1.1 read yes/no/on/off as booleans; rulecheck reads YAML 1.2, where they are words."""
+    if isinstance(value, str) and value.lower() in ("yes", "no", "on", "off", "y", "n"):
+        return f"write {'true' if value.lower() in ('yes', 'on', 'y') else 'false'}: only true and false are booleans"
+    return None
 
 
 def reading_domain(name: str, options: list[str]) -> Domain:

@@ -15,6 +15,7 @@ import os
 from collections import defaultdict
 
 from checker.lang.model import Model
+from checker.report.files import write_if_changed
 from checker.results import Result
 from checker.trace import narrative, to_json
 
@@ -237,9 +238,6 @@ def write_errata(results: list[Result], out_dir: str) -> list[str]:
         page = errata_page(folder, results)
         os.makedirs(out_dir, exist_ok=True)
         path = os.path.join(out_dir, f"{folder}.md")
-        old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None
-        if old != page:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(page)
+        write_if_changed(path, page)
         written.append(path)
     return written

@@ -1,9 +1,10 @@
 """Writing counterexamples to `counterexamples/<game>/`, deterministically.
 
 Each failing result with a trace becomes `<model>.<property>.<reading>.json` (the project's
-trace format) and `.md` (the narrative), and `.itf.json` on request. Files in a game's folder
-that the run no longer produces are removed, so the folder always equals what the checks say;
-the same run writes byte-identical files.
+trace format) and `.md` (the narrative), and `.itf.json` on request. Trace files in a game's
+folder that the run no longer produces are removed, so the folder always equals what the checks
+say; only files the checker recognises as its own traces are ever removed. The same run writes
+byte-identical files.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 
+from checker.report.files import is_trace_file, write_if_changed
 from checker.results import Result
 from checker.trace import narrative, to_itf, to_json
 
@@ -36,7 +38,7 @@ def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune
         if itf:
             files[f"{stem}.itf.json"] = json.dumps(to_itf(result.trace), indent=2, default=str) + "\n"
         for path, text in files.items():
-            _write_if_changed(path, text)
+            write_if_changed(path, text)
             written.append(path)
     if prune:
         models = {(os.path.join(out_dir, r.model.folder), r.model.id) for r in results}
@@ -44,20 +46,12 @@ def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune
         for folder in folders:
             if not os.path.isdir(folder):
                 continue
+            stale = []
             for name in os.listdir(folder):
                 path = os.path.join(folder, name)
                 model_id = name.split(".", 1)[0]
-                if (folder, model_id) in models and path not in keep and not (not itf and name.endswith(".itf.json")):
-                    os.remove(path)
+                if (folder, model_id) in models and path not in keep and not (not itf and name.endswith(".itf.json")) and is_trace_file(path):
+                    stale.append(path)  # decided before removing any: a narrative is recognised by its .json
+            for path in stale:
+                os.remove(path)
     return written
-
-
-def _write_if_changed(path: str, text: str) -> None:
-    if os.path.isfile(path):
-        with open(path, encoding="utf-8") as handle:
-            if handle.read() == text:
-                return
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
