@@ -19,6 +19,7 @@ from rich.console import Console
 
 from checker.engines.explicit import Budget, Progress
 from checker.errors import RulecheckError
+from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
 DEFAULT_MODELS = "models"
@@ -94,6 +95,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 @click.version_option(package_name="rulecheck")
 def main(debug: bool) -> None:
     """rulecheck: a rules model checker for tabletop games."""
+    allow_deep_expressions()
 
 
 @main.command()

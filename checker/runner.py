@@ -19,6 +19,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
+from checker.limits import allow_deep_expressions
 from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
@@ -209,6 +210,7 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
+    allow_deep_expressions()  # also in worker processes
     options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)

@@ -62,9 +62,14 @@ def test_output_is_byte_identical_across_runs(project):
 def test_stale_traces_are_pruned_on_a_full_run(project):
     folder = project / "counterexamples" / "duel"
     folder.mkdir(parents=True)
-    (folder / "duel.old-property.default.json").write_text("{}")
+    (folder / "duel.old-property.default.json").write_text('{"format": "rulecheck-trace", "version": 1}')
+    (folder / "duel.old-property.default.md").write_text("# old\n")
+    (folder / "duel.notes.md").write_text("a designer's notes\n")  # not the checker's: kept
+    (folder / "duel.data.json").write_text("{}")
     rulecheck("check", cwd=str(project))
     assert not (folder / "duel.old-property.default.json").exists()
+    assert not (folder / "duel.old-property.default.md").exists()
+    assert (folder / "duel.notes.md").exists() and (folder / "duel.data.json").exists()
 
 
 def test_json_format(project):
