@@ -176,7 +176,32 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         click.echo(json.dumps(results_json(results), indent=2, default=str))
     else:
         print_results(results, _console())
+    failures = modelling_errors(results, None if no_write else out)
+    if failures:
+        click.echo("\n".join(failures), err=True)
+        sys.exit(2)
     sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+def modelling_errors(results: list, out: str | None) -> list[str]:
+    """One located message per distinct modelling error the checks ran into: where it is
+    written, the action and parameters being tried, and the play that reaches it."""
+    from checker.report.evidence_files import trace_stem
+
+    seen: set[tuple[str, str]] = set()
+    lines: list[str] = []
+    for result in results:
+        error = result.trace.error if result.trace is not None else None
+        if error is None or (error.message, str(error.loc)) in seen:
+            continue
+        seen.add((error.message, str(error.loc)))
+        lines.append(error.located())
+        steps = [f"{s.action}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in result.trace.steps]
+        shown = " -> ".join(steps[:12]) + (f" -> ... ({len(steps)} steps)" if len(steps) > 12 else "")
+        lines.append(f"  reached by: {shown or 'the initial state'} [{result.model.folder}/{result.model.id}, readings {result.reading_label}]")
+        if out is not None:
+            lines.append(f"  trace: {os.path.join(out, result.model.folder, trace_stem(result))}.md")
+    return lines
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):

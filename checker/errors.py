@@ -68,9 +68,19 @@ class ModellingError(Exception):
     """A run-time fault of the model itself: a write outside a slot's range, a division by
     zero, an index outside its domain. The engine reports it with the trace that reached it."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, loc: Loc | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.loc = loc  # where the failing expression or assignment is written
+        self.action: str | None = None  # the action being tried, with its parameters
+        self.params: dict[str, object] = {}
+
+    def located(self) -> str:
+        """`file:line:col: error: ...` naming the action and its parameters when known."""
+        where = f"{self.loc}: " if self.loc else ""
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        doing = f" (while trying action `{self.action}`{f' with {params}' if params else ''})" if self.action else ""
+        return f"{where}error: modelling error: {self.message}{doing}"
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:

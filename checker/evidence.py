@@ -64,13 +64,15 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         for expr in exprs:
             try:
                 interp.eval(expr, last, params, old=old)
-            except ModellingError:
+            except ModellingError as exc:
+                trace.error = exc
                 return
         raise ReplayMismatch(f"{prop.id}: the property's expression evaluates without error in the interpreter")
     if trace.shape == "error":
         try:
             interp.transitions(last)
-        except ModellingError:
+        except ModellingError as exc:
+            trace.error = exc
             return
         raise ReplayMismatch(f"{prop.id}: the modelling error does not recur in the interpreter")
     if kind == "invariant":

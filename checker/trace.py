@@ -52,6 +52,7 @@ class Trace:
     note: str = ""
     branches: list[Step] = field(default_factory=list)  # deterministic: the disagreeing moves
     outcome: Any = None
+    error: Exception | None = None  # shapes error/property-error: the modelling error, as replayed
 
     def states(self) -> list[State]:
         return [self.initial, *(s.state for s in self.steps)]

@@ -332,6 +332,8 @@ class ExprChecker:
             return balanced(op, [self.expect(o, INT) for o in reversed(operands)], INT, self.at(node))
         left = self.expect(node.left, INT)
         right = self.expect(node.right, INT)
+        if op in ("//", "%") and isinstance(right, Lit) and right.value == 0:
+            raise self.fail(node, "division by zero", "the divisor is always 0")
         return Binary(INT, op=op, left=left, right=right, loc=self.at(node))
 
     def visit_UnaryOp(self, node: ast.UnaryOp, expected: Type | None) -> Expr:
