@@ -313,12 +313,45 @@ class _progress_display:
 
 @main.command()
 @click.argument("trace_file", type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the trace's model is found (models/<game>/).")
 @guarded
-def explain(trace_file: str) -> None:
-    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/)."""
+def explain(trace_file: str, models_dir: str) -> None:
+    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/),
+    after checking that the current model still produces it (exit 1 if not)."""
     from checker.trace_io import load_trace_narrative
+    from checker.verify import StaleTrace, verify_trace
 
+    try:
+        verify_trace(trace_file, models_dir)
+    except StaleTrace as exc:
+        click.echo(f"{trace_file}: stale or edited trace: {exc}", err=True)
+        click.echo("Re-run `rulecheck check` to regenerate the evidence.", err=True)
+        sys.exit(1)
     click.echo(load_trace_narrative(trace_file))
+
+
+@main.command()
+@click.argument("traces", nargs=-1, type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the traces' models are found (models/<game>/).")
+@guarded
+def verify(traces: tuple[str, ...], models_dir: str) -> None:
+    """Re-check saved traces (default: every trace under counterexamples/) against the current
+    models: replay every step and confirm what the property's kind claims. Exit 1 if any
+    trace is stale or edited, 2 if a file is not a readable trace."""
+    from checker.verify import StaleTrace, trace_files, verify_trace
+
+    files = trace_files(list(traces) or ["counterexamples"])
+    if not files:
+        raise RulecheckError("no trace files to verify", hint="name .json trace files or folders")
+    stale = 0
+    for path in files:
+        try:
+            click.echo(f"{path}: {verify_trace(path, models_dir)}")
+        except StaleTrace as exc:
+            stale += 1
+            click.echo(f"{path}: stale or edited trace: {exc}", err=True)
+    click.echo(f"{len(files)} trace(s), {len(files) - stale} confirmed, {stale} stale or edited")
+    sys.exit(1 if stale else 0)
 
 
 if __name__ == "__main__":
