@@ -7,6 +7,7 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +20,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
-from checker.limits import allow_deep_expressions
+from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
 from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
@@ -216,6 +217,9 @@ def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
     for position, config in others:
+        if exploration is None:  # no exploration to share (the budget ran out before it)
+            out.append((position, _check_config(job.model, config, job.props, options)[0]))
+            continue
         # The options that differ are read by nothing: the exploration is the same one.
         exp, findings = exploration
         out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
@@ -258,13 +262,27 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         from checker.engines.symbolic import check_symbolic
 
         return check_symbolic(model, config, props, options), None
-    compiled = CompiledModel(model, config)
+    started = time.perf_counter()
+    try:
+        compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+    except OutOfBudget as exc:
+        if options.engine == "auto":
+            from checker.engines.symbolic import check_symbolic
+
+            return check_symbolic(model, config, props, options), None
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
+    except MemoryError:
+        return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
     if not compiled.initial:
         raise no_initial_state(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
     need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
-    exp, found = explore(compiled, props, options.budget, progress, need_graph)
+    remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
+    try:
+        exp, found = explore(compiled, props, remaining, progress, need_graph)
+    except OutOfBudget as exc:  # compiling a property's expression ran out
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     findings = decide(exp, props, found)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
     if options.engine == "auto" and not exp.complete:
@@ -275,6 +293,14 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
             again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, (exp, findings)
+
+
+def unexplored_result(model: Model, config: Config, prop: BoundProperty, reason: str) -> Result:
+    """`undecided`: the budget ran out before exploration could start."""
+    return Result(
+        model=model, prop=prop.prop, config=config, status="undecided", engine="explicit", bound=reason,
+        expected=prop.prop.expect.verdict(model, config), detail=reason,
+    )
 
 
 def no_initial_state(model: Model, config: Config) -> RulecheckError:

@@ -265,6 +265,26 @@ def test_hostile_model_file_on_the_command_line(tmp_path):
     no_traceback(run)
 
 
+# -- 11. budgets cover the work before exploration ----------------------------------------------
+MANY = MINI.replace("state:\n", "state:\n" + "".join(f"  b{i}: bool\n" for i in range(40))).replace(
+    "init:\n", "init:\n" + "".join(f"  b{i}: {{choose: any}}\n" for i in range(40)))
+HUGE_PARAMS = MINI.replace("domains:\n", "domains:\n  big: {range: [1, 10000000]}\n").replace("for: {k: kind}", "for: {k: kind, j: big}")
+
+
+@pytest.mark.parametrize("model, expr, args, gist", [
+    (MANY, "true", (), "enumerating candidate initial states"),
+    (HUGE_PARAMS, "true", (), "enumerating action instances"),
+    (BIG, "sum(1 for a in big for b in big for c in big) > 0", (), "the terms of an aggregate"),
+    (BIG.replace("[1, 200]", "[1, 100]"), "sum(deck[low] for a in big for b in big for c in big) >= 0", ("--timeout", "1"), "timeout while enumerating aggregate terms"),
+])
+def test_budgets_bound_the_work_before_exploration(tmp_path, model, expr, args, gist):
+    started = time.time()
+    run = rulecheck("check", "--jobs", "1", "--no-write", "--readings", "default", "--property", "p", *args, cwd=mini_project(tmp_path, model, expr))
+    assert time.time() - started < 60
+    assert run.returncode == 1 and "undecided" in run.stdout and gist in run.stdout, run.stdout + run.stderr
+    no_traceback(run)
+
+
 # -- 12. files ------------------------------------------------------------------------------
 def test_atomic_write_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "page.md"

@@ -11,6 +11,7 @@ hypothesis test holds the two to each other.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old,
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
 from checker.lang.model import Action, Assign, Config, Model
+from checker.limits import WorkLimit
 
 _NOVALUE = object()
 MAX_TEXT_NESTING = 40  # brackets in generated code; Python's parser allows 200
@@ -110,6 +112,7 @@ class Emitter:
     reads: Counter = field(default_factory=Counter)
     cached: set[tuple[str, int]] = field(default_factory=set)
     helpers: dict[str, str] = field(default_factory=dict)  # hoisted expression text -> function name
+    limit: WorkLimit | None = None  # the budget for unrolling aggregates
 
     # -- values ------------------------------------------------------------------------
     def encode(self, value: Any, expr: Expr) -> Any:
@@ -313,9 +316,14 @@ class Emitter:
         return self.emit(expr.operand, env, "o")
 
     def emit_Agg(self, expr: Agg, env: dict[str, Any], state: str) -> Code:
+        if self.limit is not None:
+            self.limit.count("the terms of an aggregate", math.prod(d.size for _, d in expr.bound))
+            self.limit.clock("aggregate terms")
         names = [n for n, _ in expr.bound]
         terms: list[tuple[Code, Code]] = []  # (where, body)
-        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+        for n, combo in enumerate(itertools.product(*(d.values() for _, d in expr.bound))):
+            if self.limit is not None and n % 4096 == 4095:
+                self.limit.clock("aggregate terms")
             inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
             where = self.emit(expr.where, inner, state) if expr.where is not None else _lit(True)
             if where.const and not where.value:
@@ -399,9 +407,14 @@ def _nesting(text: str) -> int:
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
-    def __init__(self, model: Model, config: Config) -> None:
+    def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None) -> None:
+        """With a limit, every enumeration (instances, aggregate terms, initial states) stops
+        with `OutOfBudget` once it would exceed the budget."""
         self.model = model
         self.config = config
+        self.limit = limit
+        if limit is not None:
+            limit.count("state elements", sum(math.prod(d.size for d in slot.dims) for slot in model.slots.values()))
         self.layout = Layout(model)
         self.interpreter = Interpreter(model, config)
         self.instances = self._instances()
@@ -410,11 +423,13 @@ class CompiledModel:
         exec(compile(self.source, f"<compiled {model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
         self.successors: Callable[[int], list[tuple[int, int]]] = namespace["successors"]
         self.terminal: Callable[[int], bool] = self.predicate(model.terminal)
-        self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states()]
+        self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states(limit)]
 
     def _instances(self) -> list[Instance]:
         active = self.interpreter.active_actions()
         ordered = [a for a in active if a.by == "rules"] + [a for a in active if a.by != "rules"]
+        if self.limit is not None:
+            self.limit.count("action instances (actions times parameter values)", sum(math.prod(d.size for _, d in a.params) for a in ordered))
         out: list[Instance] = []
         for action in ordered:
             for params in action.param_bindings():
@@ -427,7 +442,7 @@ class CompiledModel:
     # -- standalone expressions ----------------------------------------------------------
     def function(self, expr: Expr, env: dict[str, Any] | None = None, with_old: bool = False) -> Callable:
         """A function of the packed state (and the old state) returning the encoded value."""
-        emitter = Emitter(self.model, self.config, self.layout)
+        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
         code = emitter.emit(expr, env or {})
         args = "s, o" if with_old else "s"
         namespace: dict[str, Any] = dict(HELPERS)
@@ -446,8 +461,10 @@ class CompiledModel:
 
     # -- the successor function ----------------------------------------------------------
     def _successor_source(self) -> str:
-        emitter = Emitter(self.model, self.config, self.layout)
-        for instance in self.instances:  # a first pass only counts which fields guards read
+        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
+        for n, instance in enumerate(self.instances):  # a first pass only counts which fields guards read
+            if self.limit is not None and n % 64 == 63:
+                self.limit.clock("action instances")
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()  # the counting pass's helpers read fields their own way

@@ -12,12 +12,14 @@ modelling error, as is indexing outside an integer domain or writing outside a s
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
 from checker.lang.model import Action, Config, Model
+from checker.limits import WorkLimit
 
 State = dict[str, Any]
 
@@ -134,15 +136,21 @@ class Interpreter:
         return min(values) if expr.op == "min" else max(values)
 
     # -- states ------------------------------------------------------------------------
-    def initial_states(self) -> list[State]:
-        """Every initial state, in a fixed order (the product of choices, then `init_where`)."""
+    def initial_states(self, limit: WorkLimit | None = None) -> list[State]:
+        """Every initial state, in a fixed order (the product of choices, then `init_where`).
+        With a limit, the candidates are counted before any is built (`choose: any` over many
+        slots multiplies quickly) and the clock is watched while they are filtered."""
         per_element: list[tuple[str, tuple, list]] = []
         for name, slot in self.model.slots.items():
             for index in slot.elements():
                 elem = self.model.init[name][index]
                 per_element.append((name, index, self.init_options(elem, slot)))
+        if limit is not None:
+            limit.count("candidate initial states", math.prod(len(opts) for _, _, opts in per_element))
         out = []
-        for combo in itertools.product(*(opts for _, _, opts in per_element)):
+        for n, combo in enumerate(itertools.product(*(opts for _, _, opts in per_element))):
+            if limit is not None and n % 1024 == 1023:
+                limit.clock("initial states")
             state = self.blank()
             for (name, index, _), value in zip(per_element, combo):
                 self.store(state, name, index, value)
