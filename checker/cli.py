@@ -1,8 +1,10 @@
 """The `rulecheck` command line.
 
-Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid);
-1 when some result does not; 2 for a usage or model error (one located message, no traceback
-unless --debug); 3 for an internal error such as a trace the interpreter does not reproduce.
+Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid; for
+verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale); 2 for
+a usage or model error, including a modelling error met while running a model (one located
+message, no traceback unless --debug); 3 for an internal error (one line; --debug for the
+traceback).
 """
 
 from __future__ import annotations
@@ -259,9 +261,10 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     from checker.engines.simulate import simulate as run_games
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
-    from checker.runner import parse_constants, reading_configs
+    from checker.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
 
     model = load_model(model_path)
+    check_selection([GameModels(model.folder, [model], [])], CheckOptions(pinned=_pairs(pinned, "--reading"), constants=_pairs(constants, "--set")))
     config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
     report = run_games(CompiledModel(model, config), games, seed, max_steps)
     console = _console()
