@@ -75,6 +75,10 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
             trace.error = exc
             return
         raise ReplayMismatch(f"{prop.id}: the modelling error does not recur in the interpreter")
+    if trace.shape == "lasso":
+        # the loop must have at least one step: a "loop" starting at the last state is no loop
+        loop = trace.loop_start
+        require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
     if kind == "invariant":
         require(not interp.eval(prop.expr, last), "a state where the invariant is false")
     elif kind in ("unreachable", "reachable"):

@@ -77,6 +77,23 @@ def test_verify_reports_a_wrong_final_state(duel):
     assert run.returncode == 1 and "invariant is false" in run.stderr, run.stderr
 
 
+def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
+    from checker.evidence import confirm
+    from checker.lang.interp import Interpreter
+    from checker.properties import bind, load_suite
+    from checker.trace import ReplayMismatch, Trace
+
+    model = load_model(write(tmp_path, MINI))
+    (tmp_path / "suite.yaml").write_text("properties:\n  - {id: ends, kind: terminates}\n")
+    prop = bind(load_suite(str(tmp_path / "suite.yaml"))[0], model)
+    config = model.default_config()
+    interp = Interpreter(model, config)
+    start = interp.initial_states()[0]
+    trace = Trace(model.game, model.id, "ends", "terminates", "", config, "default", start, [], shape="lasso", loop_start=0)
+    with pytest.raises(ReplayMismatch, match="a loop of at least one step"):
+        confirm(interp, prop, trace, ())
+
+
 def test_malformed_trace_json_is_a_located_error(duel):
     path = duel / "bad.json"
     path.write_text('{"format": "rulecheck-trace",\n  "steps": [}')
