@@ -20,7 +20,7 @@ import click
 from rich.console import Console
 
 from checker.engines.explicit import Budget, Progress
-from checker.errors import RulecheckError
+from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
@@ -43,6 +43,11 @@ def guarded(command: Callable) -> Callable:
             if debug:
                 raise
             click.echo(exc.render(), err=True)
+            sys.exit(2)
+        except ModellingError as exc:  # met outside exploration: initial values, init_where
+            if debug:
+                raise
+            click.echo(exc.located(), err=True)
             sys.exit(2)
         except ReplayMismatch as exc:
             if debug:
@@ -321,11 +326,14 @@ class _progress_display:
 def explain(trace_file: str, models_dir: str) -> None:
     """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/),
     after checking that the current model still produces it (exit 1 if not)."""
+    from checker.errors import warn
     from checker.trace_io import load_trace_narrative
-    from checker.verify import StaleTrace, verify_trace
+    from checker.verify import NoModelFolder, StaleTrace, verify_trace
 
     try:
         verify_trace(trace_file, models_dir)
+    except NoModelFolder as exc:
+        warn(f"not verified against a model: {exc.message}", exc.loc)
     except StaleTrace as exc:
         click.echo(f"{trace_file}: stale or edited trace: {exc}", err=True)
         click.echo("Re-run `rulecheck check` to regenerate the evidence.", err=True)

@@ -30,6 +30,10 @@ class StaleTrace(Exception):
     """The saved trace does not match what the current model does."""
 
 
+class NoModelFolder(RulecheckError):
+    """The trace's game folder is not under the models directory (nothing to verify against)."""
+
+
 def trace_files(paths: list[str]) -> list[str]:
     """The trace files (`*.json`, not ITF) under the given files or folders."""
     found: list[str] = []
@@ -104,7 +108,7 @@ def _find_model(doc: dict[str, Any], path: str, models_dir: str) -> Model:
     folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
     game_dir = os.path.join(models_dir, folder)
     if not os.path.isdir(game_dir):
-        raise RulecheckError(f"no game folder `{game_dir}` for this trace", Loc(path, 1, 1), hint="run from the project root, or pass --models-dir")
+        raise NoModelFolder(f"no game folder `{game_dir}` for this trace", Loc(path, 1, 1), hint="run from the project root, or pass --models-dir")
     for model in _models(game_dir):
         if model.id == doc["model"]:
             return model

@@ -94,6 +94,13 @@ def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
         confirm(interp, prop, trace, ())
 
 
+def test_explain_without_the_models_warns_and_narrates(duel, tmp_path_factory):
+    rulecheck("check", "--jobs", "1", cwd=str(duel))
+    path = duel / "counterexamples" / "duel" / "duel.scores-bounded.tie=defender.json"
+    run = rulecheck("explain", str(path), cwd=str(tmp_path_factory.mktemp("elsewhere")))
+    assert run.returncode == 0 and "warning: not verified" in run.stderr and run.stdout.startswith("# scores-bounded")
+
+
 def test_malformed_trace_json_is_a_located_error(duel):
     path = duel / "bad.json"
     path.write_text('{"format": "rulecheck-trace",\n  "steps": [}')
@@ -186,6 +193,13 @@ def test_write_outside_a_range_is_located_with_action_parameters_and_trace(tmp_p
     assert f"models/mini/mini.yaml:{line}:" in run.stderr
     assert "writes -1 to `deck`" in run.stderr and "action `take` with k=low" in run.stderr
     assert "trace: counterexamples/mini/mini." in run.stderr
+    no_traceback(run)
+
+
+def test_a_modelling_error_in_the_initial_states_is_located(tmp_path):
+    model = MINI.replace("terminal: over", "init_where: deck[low] // (deck[low] - 2) == 0\nterminal: over")
+    run = rulecheck("check", "--no-write", "--jobs", "1", cwd=mini_project(tmp_path, model))
+    assert run.returncode == 2 and "models/mini/mini.yaml:22:" in run.stderr and "division by zero" in run.stderr
     no_traceback(run)
 
 
