@@ -13,6 +13,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -107,32 +108,56 @@ def main(debug: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--details", is_flag=True, help="List every condition the heuristic finds unexplained, and every answered question.")
 @guarded
-def lint(paths: tuple[str, ...]) -> None:
-    """Validate models (default: every model under models/) and report their size and clause coverage."""
+def lint(paths: tuple[str, ...], details: bool) -> None:
+    """Validate models (default: every model under models/) and report their size, clause coverage,
+    review questions answered, citations by branch, and conditions no cited text explains."""
     from rich.table import Table
 
+    from checker.citation_check import game_citation_problems
+    from checker.explained import unexplained
+    from checker.lang.build import load_model
+    from checker.lang.loader import model_files
     from checker.lint import summarise
     from checker.runner import load_games
 
     games = load_games(_default_paths(paths))
     table = Table(title="rulecheck lint", header_style="bold")
-    for column in ("game", "model", "slots", "state bits", "actions", "readings", "clauses", "formalised", "out of scope", "not yet handled", "accounted"):
+    for column in ("game", "model", "slots", "state bits", "actions", "readings", "assumptions", "clauses", "formalised", "assumed", "out of scope", "not yet handled", "accounted", "questions", "answered", "unexplained tests"):
         table.add_column(column, justify="left" if column in ("game", "model") else "right")
-    unhandled: list[str] = []
+    notes: list[str] = []
     for game in games:
-        cited = {cid for prop in game.suite for cid in prop.clauses}
+        folder = os.path.dirname(game.models[0].path)
+        siblings = [load_model(path) for path in model_files([folder])]  # a branch may exist only in some variants
+        errors, warnings = game_citation_problems(siblings)
+        if errors:
+            raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
+        notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
         for model in game.models:
-            summary = summarise(model, cited)
-            cov = summary.coverage
+            summary = summarise(model, game.suite)
+            cov, qs = summary.coverage, summary.questions
+            loose = unexplained(model)
             name = model.id + (" (abstract)" if model.abstract else "")
-            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(cov.total), str(len(cov.formalised)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%")
+            questions = str(qs.total) if model.questions else "-"
+            answered = f"{qs.answered_percent:.0f}%" if model.questions else "-"
+            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(len(model.assumptions)), str(cov.total), str(len(cov.formalised)), str(len(cov.assumed)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%", questions, answered, str(len(loose)))
+            where = f"{game.folder}/{model.id}"
             if cov.unhandled:
-                unhandled.append(f"{game.folder}/{model.id}: not yet handled: {', '.join(cov.unhandled)}")
+                notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
+            if qs.open:
+                notes.append(f"{where}: open questions: {', '.join(qs.open)}")
+            if details:
+                notes.extend(f"{where}: {qid} answered by {', '.join(who)}" for qid, who in qs.answered.items())
+                by_action: dict[str, list[str]] = {}
+                for item in loose:
+                    by_action.setdefault(item.action, []).append(item.name)
+                notes.extend(f"{where}: heuristic: `{action}` tests {', '.join(names)}, which no cited clause, reading or assumption mentions" for action, names in by_action.items())
     console = _console()
     console.print(table)
-    for line in unhandled:
-        console.print(line)
+    for line in notes:
+        console.print(line, markup=False)
+    console.print("unexplained tests: conditions testing a slot or constant that no cited text mentions (a word-matching heuristic; `--details` lists them)", markup=False)
     console.print(f"[green]{sum(len(g.models) for g in games)} model(s) valid[/]")
 
 
@@ -148,14 +173,15 @@ def lint(paths: tuple[str, ...]) -> None:
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["summary", "table", "json"]), default="summary", show_default=True, help="summary: a line per game and the unexpected results; table: every result.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the full table of results (same as --format table).")
 @click.option("--out", default="counterexamples", show_default=True, type=click.Path(), help="Where traces are written.")
 @click.option("--no-write", is_flag=True, help="Do not write traces.")
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -163,8 +189,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
+    from checker.report.summary import print_summary
     from checker.report.table import print_results
 
+    started = time.monotonic()
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
     if free_constants or free_readings:
@@ -181,8 +209,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
             write_errata(results, errata_dir)
     if fmt == "json":
         click.echo(json.dumps(results_json(results), indent=2, default=str))
-    else:
+    elif fmt == "table" or verbose:
         print_results(results, _console())
+    else:
+        print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
     failures = modelling_errors(results, None if no_write else out)
     if failures:
         click.echo("\n".join(failures), err=True)
@@ -193,7 +223,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 def modelling_errors(results: list, out: str | None) -> list[str]:
     """One located message per distinct modelling error the checks ran into: where it is
     written, the action and parameters being tried, and the play that reaches it."""
-    from checker.report.evidence_files import trace_stem
+    from checker.report.evidence_files import evidence_path
 
     seen: set[tuple[str, str]] = set()
     lines: list[str] = []
@@ -207,7 +237,7 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
         shown = " -> ".join(steps[:12]) + (f" -> ... ({len(steps)} steps)" if len(steps) > 12 else "")
         lines.append(f"  reached by: {shown or 'the initial state'} [{result.model.folder}/{result.model.id}, readings {result.reading_label}]")
         if out is not None:
-            lines.append(f"  trace: {os.path.join(out, result.model.folder, trace_stem(result))}.md")
+            lines.append(f"  trace: {evidence_path(out, result)} (rulecheck explain narrates it)")
     return lines
 
 

@@ -29,7 +29,8 @@ KINDS = {
     "coverage": set(),
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers"}
+MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
 PROPERTY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")  # ids name trace files: no `/`, `.` or whitespace
 
@@ -63,8 +64,7 @@ class Property:
     within: int | None = None
     depth: int | None = None
     generic_default: bool = False
-    finding: str = ""  # for the errata: what a failure means, in the rule text's terms
-    clarify: str = ""  # for the errata: the proposed clarification
+    answers: tuple[str, ...] = ()  # review questions (questions.yaml) whose answer this property's result gives
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -105,8 +105,8 @@ def load_suite(path: str) -> list[Property]:
     if not isinstance(doc, YMap) or "properties" not in doc:
         raise RulecheckError("a property suite is a mapping with `properties:` (a list)", Loc(path, 1, 1))
     for key in doc:
-        if key not in ("game", "properties"):
-            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game` and `properties`")
+        if key not in ("game", "properties", "findings"):
+            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties` and `findings`")
     items = doc["properties"]
     if not isinstance(items, YList):
         raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))
@@ -134,6 +134,8 @@ def parse_property(item: object, loc: Loc) -> Property:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
     allowed = OPTIONAL | KINDS[kind]
     for key in item:
+        if key in MOVED_TO_FINDINGS:
+            raise RulecheckError(f"`{key}` is no longer a property key", item.key_loc(key), str(key), "write the problem as an entry of the suite's `findings:` (title, class, scenario, proposed, properties)")
         if key not in allowed:
             raise RulecheckError(f"unknown key `{key}` for a `{kind}` property", item.key_loc(key), str(key), did_you_mean(str(key), allowed))
     for key in KINDS[kind]:
@@ -149,8 +151,16 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
-        finding=str(item.get("finding", "")).strip(), clarify=str(item.get("clarify", "")).strip(),
+        answers=_answers(item),
     )
+
+
+def _answers(item: YMap) -> tuple[str, ...]:
+    raw = item.get("answers", [])
+    raw = [raw] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or not all(isinstance(q, str) for q in raw):
+        raise RulecheckError("`answers` takes a list of question ids", item.value_loc("answers"), repr(raw)[:60])
+    return tuple(raw)
 
 
 def _positive(item: YMap, key: str) -> int | None:

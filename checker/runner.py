@@ -15,13 +15,14 @@ from typing import Any
 from checker.engines.explicit import Budget, Finding, Progress, decide, explore
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace
+from checker.findings import SuiteFinding, check_finding_names, load_findings
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
-from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
+from checker.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
 ENGINES = ("explicit", "symbolic", "auto")
@@ -50,6 +51,7 @@ class GameModels:
     folder: str
     models: list[Model]
     suite: list[Property]
+    findings: list[SuiteFinding] = field(default_factory=list)
 
 
 def load_games(paths: list[str]) -> list[GameModels]:
@@ -83,7 +85,11 @@ def load_games(paths: list[str]) -> list[GameModels]:
             for model in everything or models:
                 if prop.applies_to(model):
                     bind(prop, model)
-        games.append(GameModels(models[0].folder, models, suite))
+        findings = load_findings(suite_path(models[0].path))
+        property_ids = {p.id for p in suite} | set(GENERIC)
+        for finding in findings:
+            check_finding_names(finding, property_ids, everything or models)
+        games.append(GameModels(models[0].folder, models, suite, findings))
     return games
 
 

@@ -22,6 +22,7 @@ from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.properties import bind, load_suite, properties_for, suite_path
+from checker.report.evidence_files import CLAUSES_FILE
 from checker.trace import ReplayMismatch, Trace, changes, make_step
 from checker.trace_io import load_trace
 
@@ -39,7 +40,7 @@ def trace_files(paths: list[str]) -> list[str]:
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            found += [p for p in glob.glob(os.path.join(path, "**", "*.json"), recursive=True) if not p.endswith(".itf.json")]
+            found += [p for p in glob.glob(os.path.join(path, "**", "*.json"), recursive=True) if not p.endswith(".itf.json") and os.path.basename(p) != CLAUSES_FILE]
         elif os.path.isfile(path):
             found.append(path)
         else:
@@ -69,7 +70,7 @@ def verify_trace(path: str, models_dir: str) -> str:
     state = initial
     for number, step in enumerate(steps_doc, start=1):
         move = _replay_step(interp, state, step, number)
-        steps.append(make_step(model, move, state))
+        steps.append(make_step(interp, move, state))
         state = move.post
     trace = Trace(
         game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
