@@ -28,7 +28,7 @@ KINDS = {
     "coverage": set(),
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers"}
 MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
 
@@ -62,6 +62,7 @@ class Property:
     within: int | None = None
     depth: int | None = None
     generic_default: bool = False
+    answers: tuple[str, ...] = ()  # review questions (questions.yaml) whose answer this property's result gives
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -146,7 +147,16 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
+        answers=_answers(item),
     )
+
+
+def _answers(item: YMap) -> tuple[str, ...]:
+    raw = item.get("answers", [])
+    raw = [raw] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or not all(isinstance(q, str) for q in raw):
+        raise RulecheckError("`answers` takes a list of question ids", item.value_loc("answers"), repr(raw)[:60])
+    return tuple(raw)
 
 
 def _positive(item: YMap, key: str) -> int | None:
