@@ -140,7 +140,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
 @click.option("--free-constants", is_flag=True, help="Symbolic engine: leave scalar constants free within their declared ranges (a counterexample names the values).")
 @click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
-@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change.")
+@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "pairs", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
@@ -178,13 +178,25 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         write_evidence(results, out, itf=itf, prune=full_run)
         if full_run:
             write_errata(results, errata_dir)
+    found = _interactions(results) if readings_mode == "pairs" else []
     if fmt == "json":
-        click.echo(json.dumps(results_json(results), indent=2, default=str))
+        doc = results_json(results)
+        if readings_mode == "pairs":
+            doc["interactions"] = [i.to_json() for i in found]
+        click.echo(json.dumps(doc, indent=2, default=str))
     elif fmt == "table" or verbose:
         print_results(results, _console())
     else:
         print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
+    for interaction in found:
+        click.echo(interaction.describe())
     sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+def _interactions(results: list) -> list:
+    from checker.analysis.interactions import interactions
+
+    return interactions(results)
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):
@@ -223,6 +235,100 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     results = _run_checks(paths, options)
     for path in write_errata(results, errata_dir):
         click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--max-states", type=click.IntRange(min=1), default=500_000, show_default=True, help="States per exploration (divergence search and each option's graph).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per exploration.")
+@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True, help="Seeded random games per configuration when its state space exceeds the budget.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--pairs", is_flag=True, help="Also every pair of deviations of readings that share a clause or a slot, and their interactions.")
+@click.option("--between", "between", multiple=True, metavar="NAME=OPTION", help="Only the divergence scenario between the default combination and this one (repeat for several readings).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True, help="markdown: the Readings section of each game's errata page.")
+@guarded
+def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int, seed: int, pairs: bool, between: tuple[str, ...], fmt: str) -> None:
+    """What each reading changes: divergence scenario, outcome impact and class, per model.
+
+    For every reading option other than the default: the shortest play legal under both after
+    which they differ, the reachable outcomes, can-end, longest game, outcome probabilities
+    (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
+    sides, and the class: game-breaking, outcome-changing, rules-visible or moot."""
+    from checker.analysis.impact import Settings, analyse_model
+    from checker.report.impact_json import impacts_json
+    from checker.report.reading_impact import readings_section
+    from checker.runner import load_games
+
+    settings = Settings(max_states, timeout, games, seed, pairs)
+    if between:
+        _print_divergences(_default_paths(paths), _pairs(between, "--between"), settings, fmt)
+        return
+    results = []
+    for game in load_games(_default_paths(paths)):
+        for model in game.models:
+            if not model.abstract:
+                results.append(analyse_model(model, settings))
+    if fmt == "json":
+        click.echo(json.dumps(impacts_json(results), indent=2, default=str))
+        return
+    if fmt == "markdown":
+        for folder in dict.fromkeys(r.model.folder for r in results):
+            mine = [r for r in results if r.model.folder == folder]
+            click.echo(f"## Readings: {mine[0].model.game}\n")
+            click.echo("\n".join(readings_section([r.model for r in mine], [], mine)))
+        return
+    _print_impacts(results)
+
+
+def _print_divergences(paths: list[str], chosen: dict[str, str], settings, fmt: str) -> None:
+    """`readings --between`: the divergence scenario between the default combination and the
+    chosen options, for every model that has all the readings named."""
+    from checker.analysis.divergence import find_divergence
+    from checker.report.impact_json import divergence_json
+    from checker.report.reading_impact import scenario_lines
+    from checker.runner import load_games, reading_configs
+
+    out = []
+    for game in load_games(paths):
+        for model in game.models:
+            if model.abstract or not set(chosen) <= set(model.readings):
+                continue
+            for name, option in chosen.items():
+                if option not in model.readings[name].options:
+                    raise RulecheckError(f"--between {name}={option}: `{option}` is not an option of `{name}` (options: {', '.join(model.readings[name].options)})")
+            target = reading_configs(model, "default", chosen, {})[0]
+            found = find_divergence(model, model.default_config(), target, settings.max_states, settings.timeout)
+            out.append((model, found))
+    if not out:
+        raise RulecheckError(f"--between: no model has the readings {', '.join(sorted(chosen))}")
+    if fmt == "json":
+        click.echo(json.dumps({"format": "rulecheck-divergences", "version": 1, "divergences": [{"game": m.folder, "variant": m.id, **divergence_json(d)} for m, d in out]}, indent=2, default=str))
+        return
+    for model, found in out:
+        click.echo(f"## {model.folder}/{model.id}: default against {found.alternative.reading_label(model)}\n")
+        click.echo("\n".join(scenario_lines(found)))
+
+
+def _print_impacts(results: list) -> None:
+    from rich.table import Table
+
+    table = Table(title="rulecheck readings", header_style="bold")
+    for column in ("game", "model", "reading", "option", "class", "divergence", "why"):
+        table.add_column(column)
+    for result in results:
+        for reading in result.readings:
+            for option in reading.options:
+                div = option.divergence
+                where = f"after {div.steps} step(s): {div.kind}" if div is not None and div.found else "none"
+                table.add_row(result.model.folder, result.model.id, reading.reading.name, option.option, option.classification, where, "; ".join(option.reasons))
+    console = _console()
+    console.print(table)
+    for result in results:
+        for pair in result.pairs:
+            if pair.interacts:
+                names = " + ".join(f"{n}={o}" for n, o in pair.options)
+                console.print(f"{result.model.folder}/{result.model.id}: {names} interact: together {sorted(pair.effect) or 'no change'}, separately {sorted(pair.union) or 'no change'}")
+        console.print(f"{result.model.folder}/{result.model.id}: {result.seconds:.1f} CPU s")
 
 
 @main.command()

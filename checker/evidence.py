@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.errors import ModellingError
-from checker.lang.interp import Interpreter, State
+from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
@@ -45,6 +45,23 @@ def build_trace(
     if model.outcome is not None and interp.terminal(final):
         trace.outcome = interp.eval(model.outcome, final)
     return trace
+
+
+def reaches_terminal(interp: Interpreter, start: State) -> bool:
+    """Whether some play from `start` reaches a terminal state: the whole closed set of states
+    reachable from it is explored, so a `False` is the proof that the game cannot end."""
+    seen = {freeze(start)}
+    stack = [start]
+    while stack:
+        state = stack.pop()
+        if interp.terminal(state):
+            return True
+        for move in interp.transitions(state):
+            key = freeze(move.post)
+            if key not in seen:
+                seen.add(key)
+                stack.append(move.post)
+    return False
 
 
 def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actions: tuple[tuple[str, dict[str, Any]], ...]) -> None:
@@ -97,6 +114,11 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")
     elif kind == "terminates":
         require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
+    elif kind == "value":
+        ends = interp.terminal(last) or not interp.transitions(last)
+        require(ends or (trace.loop_start is not None and states[trace.loop_start] == last), "a line of play that ends or returns to an earlier state")
+    elif kind == "can-end":
+        require(not reaches_terminal(interp, last), "a state from which no play reaches a terminal state")
     elif kind == "leads-to":
         # some state where `from` holds, after which (and round the loop) `to` never holds; it
         # need not be the first state where `from` holds (`to` may hold at an earlier one)

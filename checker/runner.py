@@ -30,7 +30,7 @@ ENGINES = ("explicit", "symbolic", "auto")
 class CheckOptions:
     engine: str = "explicit"
     budget: Budget = field(default_factory=Budget)
-    readings: str = "deviations"  # deviations | all | default
+    readings: str = "deviations"  # deviations | pairs | all | default
     pinned: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
@@ -87,7 +87,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
 
 
 def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
-    """The reading combinations to check: the default and each single deviation, or all."""
+    """The reading combinations to check: the default and each single deviation (with `pairs`,
+    also each pair of deviations of readings that share a clause or a slot), or all."""
     for name, option in pinned.items():
         if name not in model.readings:
             continue
@@ -105,6 +106,15 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
         for option in reading.options:
             if option != base.readings[reading.name]:
                 configs.append(base.with_readings({reading.name: option}))
+    if mode == "pairs":
+        from checker.analysis.footprint import related_pairs
+
+        names = {r.name for r in free}
+        for a, b in related_pairs(model):
+            if a in names and b in names:
+                for oa, ob in itertools.product(model.readings[a].options, model.readings[b].options):
+                    if oa != base.readings[a] and ob != base.readings[b]:
+                        configs.append(base.with_readings({a: oa, b: ob}))
     return configs
 
 
@@ -238,7 +248,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     compiled = CompiledModel(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
-    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
+    need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
     exp, found = explore(compiled, props, options.budget, progress, need_graph)
     findings = decide(exp, props, found)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
@@ -264,12 +274,12 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
         expected=expected, states=len(exp.states), transitions=exp.transitions, depth=exp.depth,
         seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
     )
-    if finding.path and finding.status in ("fails", "error"):
+    if finding.path and (finding.status in ("fails", "error") or finding.shape == "strategy"):
         states = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
         last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
         branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
         result.trace = build_trace(model, config, prop, states, finding.shape, finding.note, finding.loop_start, last_action, branches)
-        if finding.status == "error":
+        if finding.status == "error" or finding.shape == "strategy":
             result.detail = finding.detail
     return result
 

@@ -53,10 +53,20 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
     depth = getattr(options, "depth", 30)
     free_consts = free_constant_names(model, getattr(options, "free_constants", None))
     free_readings = bool(getattr(options, "free_readings", False)) and bool(model.readings)
+    supported = [p for p in props if p.kind not in UNSUPPORTED]
     enc = Encoder(model, config, free_consts, free_readings)
-    outcomes = decide(enc, props, depth, deadline)
+    outcomes = decide(enc, supported, depth, deadline) if supported else {}
+    for prop in props:
+        if prop.kind in UNSUPPORTED:
+            outcomes[prop.id] = Outcome("undecided", False, "not supported by the symbolic engine", detail=UNSUPPORTED[prop.kind])
     seconds = time.perf_counter() - started
     return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
+
+
+UNSUPPORTED = {
+    "can-end": "`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine",
+    "value": "`value` (retrograde analysis) needs the whole reachable graph: use the explicit engine",
+}
 
 
 PROOF_DEPTHS = (0, 1, 3, 7, 15)  # after these BMC depths, try k-induction with k = depth + 1
