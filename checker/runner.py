@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.engines.explicit import Budget, Finding, Progress, decide, explore
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.engines.native import explore_and_decide
 from checker.errors import RulecheckError, did_you_mean
 from checker.evidence import build_trace
 from checker.lang.build import load_model
@@ -37,6 +38,7 @@ class CheckOptions:
     free_constants: bool = False  # symbolic: scalar constants free within their declared ranges
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations
+    backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
 
@@ -164,6 +166,7 @@ class Job:
     budget: Budget
     depth: int
     free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
+    backend: str = "auto"
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -178,11 +181,11 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free) for configs in groups.values()]
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
@@ -233,8 +236,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
     need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
-    exp, found = explore(compiled, props, options.budget, progress, need_graph)
-    findings = decide(exp, props, found)
+    exp, findings = explore_and_decide(compiled, props, options.budget, progress, need_graph, options.backend)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
     if options.engine == "auto" and not exp.complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]

@@ -1,0 +1,76 @@
+"""The native back-end of the explicit engine: the whole exploration compiled with numba.
+
+`explore_and_decide` is what the runner calls: the native engine when the back-end is available
+and can compile the model configuration, the pure-Python engine (the reference) otherwise, with
+a one-line notice on standard error saying why.
+
+Compiling a model takes seconds to minutes (numba and LLVM, once per model and machine: the
+result is cached on disk), which is more than the Python engine needs for a small state space.
+So `auto` uses compiled code that is already cached, and otherwise starts with the Python engine
+and switches to compiling only when the exploration passes `AUTO_PYTHON_STATES` states; `native`
+always compiles.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from checker.engines import explicit
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.lang.compile import CompiledModel
+from checker.properties import BoundProperty
+
+BACKENDS = ("auto", "native", "python")
+AUTO_PYTHON_STATES = 200_000
+_NOTICES: set[str] = set()
+
+
+def unavailable_reason() -> str | None:
+    """Why the native back-end cannot run on this installation (None when it can)."""
+    try:
+        import numba  # noqa: F401
+        import numpy  # noqa: F401
+    except ImportError:
+        return "numba is not installed (pip install 'rulecheck[fast]')"
+    return None
+
+
+def notice(message: str) -> None:
+    if message not in _NOTICES:
+        _NOTICES.add(message)
+        print(f"rulecheck: {message}; using the Python engine", file=sys.stderr)
+
+
+def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto") -> tuple[explicit.Exploration, dict[str, Finding]]:
+    """Explore one configuration and decide every property, natively when possible."""
+    if backend == "auto" and unavailable_reason() is None and budget.max_states > AUTO_PYTHON_STATES:
+        from checker.engines.native import engine
+
+        if not engine.is_compiled(compiled, props):
+            small = Budget(AUTO_PYTHON_STATES, budget.timeout)
+            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+            if exp.complete or not exp.stopped_by.startswith("state budget"):
+                return exp, explicit.decide(exp, props, found)
+    elif backend == "auto" and unavailable_reason() is None:
+        from checker.engines.native import engine
+
+        if not engine.is_compiled(compiled, props):
+            backend = "python"
+    if backend != "python":
+        reason = unavailable_reason()
+        if reason is None:
+            from checker.engines.native import engine
+
+            try:
+                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph)
+            except engine.NativeUnsupported as exc:
+                notice(f"{compiled.model.id}: {exc}")
+            except engine.NativeDeferred:
+                pass  # a modelling error: the reference engine reports it, with its message
+            else:
+                return exp, engine.decide(exp, props, found)
+        else:
+            notice(reason)
+    exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
+    return exp, explicit.decide(exp, props, found)
