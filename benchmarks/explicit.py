@@ -127,7 +127,7 @@ def build_pan(cards: int, folder: str) -> str:
 
 def run_pan(pan: str) -> dict:
     before = child_cpu()
-    out = subprocess.run([pan, "-m100000000", "-w26"], cwd=os.path.dirname(pan), check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([pan, "-m100000"], cwd=os.path.dirname(pan), check=True, capture_output=True, text=True).stdout
     cpu = child_cpu() - before
     states = int(re.search(r"(\d+) states, stored", out).group(1))
     memory = float(re.search(r"([\d.]+)\s+total actual memory usage", out).group(1)) * 2**20

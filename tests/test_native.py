@@ -137,3 +137,20 @@ actions:
         exp, findings = explore_and_decide(compiled, props, Budget(), None, False, "auto")
         assert exp.error is not None and "division by zero" in exp.error[1]
         assert findings["inv"].status == "error"
+
+
+def test_runner_backends_give_the_same_results_and_traces():
+    """Through the runner (every reading deviation, traces replayed in the interpreter): the
+    native and the Python back-end report the same results, word for word."""
+    from checker.report.json_report import results_json
+    from checker.runner import CheckOptions, check_paths
+
+    duel = os.path.join(HERE, "tests", "models", "duel")
+    outputs = {}
+    for backend in ("python", "native"):
+        results = check_paths([duel], CheckOptions(backend=backend))
+        for result in results:
+            result.seconds = 0.0
+        outputs[backend] = results_json(results)
+    assert outputs["python"] == outputs["native"]
+    assert any(r["verdict"] == "fails" and r["trace"] for r in outputs["native"]["results"])

@@ -72,10 +72,25 @@ def module_name(source: str) -> str:
     return f"rulecheck_native_{hashlib.sha256((_FINGERPRINT + source).encode()).hexdigest()[:24]}"
 
 
+_SOURCES: dict[tuple, str] = {}
+
+
+def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
+    """This configuration's generator and module source. The source is generated once per
+    model, constants and property list in a process: readings are a run-time input, so every
+    reading combination shares it (the generator itself, which maps this configuration's
+    instance numbers, is cheap)."""
+    source = NativeSource(compiled.model, compiled.config, compiled, props)
+    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in props))
+    if key not in _SOURCES:
+        _SOURCES[key] = source.module_source()
+    return source, _SOURCES[key]
+
+
 def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     """Whether this configuration's module is already compiled (loaded, or in the disk cache)."""
     try:
-        name = module_name(NativeSource(compiled.model, compiled.config, compiled, props).module_source())
+        name = module_name(generate(compiled, props)[1])
     except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
         return False
     return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
@@ -160,8 +175,8 @@ class NativeExploration(explicit.Exploration):
 def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType]:
     """Generate (or find in the cache) the compiled module for this configuration."""
     try:
-        source = NativeSource(compiled.model, compiled.config, compiled, props)
-        return source, load_module(source.module_source())
+        source, text = generate(compiled, props)
+        return source, load_module(text)
     except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
 
