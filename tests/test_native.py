@@ -98,8 +98,10 @@ def test_native_agrees_on_random_models(case):
             assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
 
 
-def test_budget_and_wide_states_agree():
-    """A state budget that stops the search half-way, and states of several 64-bit words."""
+def test_budget_and_wide_states_agree(monkeypatch):
+    """A state budget that stops the search half-way, states of several 64-bit words, and
+    arrays that start small and grow."""
+    monkeypatch.setattr(engine, "INITIAL_CAPACITY", 64)
     model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "deckrace", "deckrace.yaml"))
     assert CompiledModel(model, model.default_config()).layout.bits > 64
     assert compare(model, model.default_config(), props, Budget(5_000, 60.0)) == []
@@ -154,3 +156,14 @@ def test_runner_backends_give_the_same_results_and_traces():
         outputs[backend] = results_json(results)
     assert outputs["python"] == outputs["native"]
     assert any(r["verdict"] == "fails" and r["trace"] for r in outputs["native"]["results"])
+
+
+def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
+    """`auto` does not pay a compilation for a small state space: with an empty cache the
+    Python engine decides it (and nothing is compiled)."""
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert not isinstance(exp, engine.NativeExploration) and exp.complete
+    assert not os.path.exists(os.path.join(tmp_path, "native"))

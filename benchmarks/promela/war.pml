@@ -2,7 +2,7 @@
    the end. The same game as benchmarks/models/war/warN.yaml, for the side-by-side benchmark
    (benchmarks/explicit.py --spin):
 
-       spin -a -DN=8 war.pml && gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -m1000000
+       spin -a -DN=8 war.pml && gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c && ./pan -m100000
 
    Each deal and each battle is one d_step, so every state SPIN stores is a state of the
    rulecheck model (plus the process's program counter, which never changes between steps).

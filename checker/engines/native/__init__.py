@@ -23,6 +23,8 @@ from checker.properties import BoundProperty
 
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000
+# The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
+NATIVE_KINDS = frozenset({"invariant", "unreachable", "reachable", "after", "terminates", "leads-to", "deadlock-free", "deterministic", "coverage"})
 _NOTICES: set[str] = set()
 
 
@@ -44,6 +46,11 @@ def notice(message: str) -> None:
 
 def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto") -> tuple[explicit.Exploration, dict[str, Finding]]:
     """Explore one configuration and decide every property, natively when possible."""
+    unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
+    if unknown and backend != "python":
+        if backend == "native":
+            notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
+        backend = "python"
     if backend == "auto" and unavailable_reason() is None and budget.max_states > AUTO_PYTHON_STATES:
         from checker.engines.native import engine
 

@@ -32,6 +32,7 @@ from checker.properties import BoundProperty
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
+INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
 RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
 
 
@@ -192,7 +193,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     nprops = max(len(source.state_props) + len(source.after_props), 1)
     started = time.perf_counter()
     initial = np.array([to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
-    capacity = budget.max_states + ni + len(initial) + 1
+    capacity = min(budget.max_states + ni + len(initial) + 1, INITIAL_CAPACITY)
     states = np.empty((capacity, words), np.int64)  # untouched pages cost no memory
     parent = np.empty(capacity, np.int32)
     term = np.empty(capacity if need_graph else 1, np.uint8)
@@ -238,6 +239,12 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             raise NativeDeferred(str(exc)) from exc
         if code == STATUS_FULL:
             n = int(meta[0])
+            if n + ni > states.shape[0]:
+                states = _grown(states, n)
+                parent = _grown(parent, n)
+                if need_graph:
+                    term = _grown(term, n)
+                    starts = _grown(starts, int(meta[1]) + 1)
             if (n + ni) * 2 > table.shape[0]:
                 size = table.shape[0] * 2
                 while (n + ni) * 2 > size:
@@ -289,7 +296,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
 
 def _grown(array: np.ndarray, used: int, at_least: int = 0) -> np.ndarray:
     size = max(array.shape[0] * 2, at_least)
-    out = np.empty(size, array.dtype)
+    out = np.empty((size,) + array.shape[1:], array.dtype)
     out[:used] = array[:used]
     return out
 
