@@ -2,7 +2,8 @@
 
 `explore_and_decide` is what the runner calls: the native engine when the back-end is available
 and can compile the model configuration, the pure-Python engine (the reference) otherwise, with
-a one-line notice on standard error saying why.
+a one-line notice on standard error when a model cannot be compiled (`auto` without numba
+installed is quietly the Python engine).
 
 Compiling a model takes seconds to minutes (numba and LLVM, once per model and machine: the
 result is cached on disk), which is more than the Python engine needs for a small state space.
@@ -59,6 +60,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
             exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
             if exp.complete or not exp.stopped_by.startswith("state budget"):
                 return exp, explicit.decide(exp, props, found)
+            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
     elif backend == "auto" and unavailable_reason() is None:
         from checker.engines.native import engine
 
@@ -77,7 +79,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
                 pass  # a modelling error: the reference engine reports it, with its message
             else:
                 return exp, engine.decide(exp, props, found)
-        else:
-            notice(reason)
+        elif backend == "native":
+            notice(reason)  # `auto` without numba is simply the Python engine
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found)
