@@ -6,7 +6,8 @@ parents, layers and transition counts, and for every property the same verdict, 
 wording. A configuration where the model raises a modelling error is handed to the Python
 engine; the test checks that the native engine defers exactly then. Each random model costs a
 numba compilation (seconds), so the default profile runs a few; HYPOTHESIS_PROFILE=local runs
-many more.
+many more. The same comparison over every bundled model (default configuration, whole suite)
+compiles each of them, minutes of CPU apiece, so it runs only with RULECHECK_NATIVE_BUNDLED=1.
 """
 
 from __future__ import annotations
@@ -167,3 +168,21 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert not isinstance(exp, engine.NativeExploration) and exp.complete
     assert not os.path.exists(os.path.join(tmp_path, "native"))
+
+
+BUNDLED = sorted(
+    os.path.join(folder, name)
+    for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "titlebelt", "supershow"))
+    for name in os.listdir(folder)
+    if name.endswith(".yaml") and name != "clauses.yaml"
+)
+
+
+@pytest.mark.skipif(not os.environ.get("RULECHECK_NATIVE_BUNDLED"), reason="compiles every bundled model (minutes each); set RULECHECK_NATIVE_BUNDLED=1")
+@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
+def test_native_agrees_on_bundled_models(path):
+    """Every bundled model, default configuration, its whole property suite: state for state."""
+    model, props = bound_props(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    assert compare(model, model.default_config(), props, Budget(2_000_000, 1800.0)) == []
