@@ -162,7 +162,11 @@ def test_runner_backends_give_the_same_results_and_traces():
 def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     """`auto` does not pay a compilation for a small state space: with an empty cache the
     Python engine decides it (and nothing is compiled)."""
+    import sys
+
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
+        monkeypatch.delitem(sys.modules, name)  # modules loaded by earlier tests count as compiled
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config())
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
