@@ -31,10 +31,9 @@ _NOTICES: set[str] = set()
 
 def unavailable_reason() -> str | None:
     """Why the native back-end cannot run on this installation (None when it can)."""
-    try:
-        import numba  # noqa: F401
-        import numpy  # noqa: F401
-    except ImportError:
+    from importlib.util import find_spec
+
+    if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
         return "numba is not installed (pip install 'rulecheck[fast]')"
     return None
 

@@ -25,7 +25,6 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
-from checker.engines.native import runtime
 from checker.engines.native.codegen import WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.properties import BoundProperty
@@ -34,6 +33,14 @@ CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
 INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
 RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
+
+
+def _runtime() -> ModuleType:
+    """The compiled helpers, imported (with numba) only when something is explored natively:
+    `auto` asks `is_compiled` in every run, which must stay cheap."""
+    from checker.engines.native import runtime
+
+    return runtime
 
 
 class NativeUnsupported(Exception):
@@ -53,10 +60,10 @@ def cache_dir() -> str:
 
 
 def _fingerprint() -> str:
-    import numba
+    from importlib.metadata import version
 
     here = os.path.dirname(__file__)
-    digest = hashlib.sha256(numba.__version__.encode())
+    digest = hashlib.sha256(version("numba").encode())
     for name in ("runtime.py", "driver.py.txt"):
         with open(os.path.join(here, name), "rb") as fh:
             digest.update(fh.read())
@@ -250,7 +257,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 while (n + ni) * 2 > size:
                     size *= 2
                 table = np.full(size, -1, np.int32)
-                runtime.rehash(states, n, table)
+                _runtime().rehash(states, n, table)
             if meta[3] + 2 > layer_ends.shape[0]:
                 layer_ends = _grown(layer_ends, int(meta[3]))
             if need_graph and meta[2] + ni > edges.shape[0]:
@@ -337,16 +344,16 @@ def terminates(exp: NativeExploration, prop: BoundProperty) -> Finding:
     """`explicit.terminates` with the component search and longest paths compiled."""
     starts, edges = _graph_arrays(exp)
     keep = (exp.term == 0).astype(np.uint8)
-    members, bounds = runtime.tarjan(starts, edges, keep)
+    members, bounds = _runtime().tarjan(starts, edges, keep)
     layer_ends = np.array(exp.layer_ends, np.int64)
-    best, entry, longest = runtime.termination_pass(starts, edges, members, bounds, layer_ends)
+    best, entry, longest = _runtime().termination_pass(starts, edges, members, bounds, layer_ends)
     if best >= 0:
         lo, hi = int(bounds[best]), int(bounds[best + 1])
         inside = np.zeros(len(exp.states), np.uint8)
         inside[members[lo:hi]] = 1
         goal = np.zeros(len(exp.states), np.uint8)
         goal[entry] = 1
-        cycle = [int(x) for x in runtime.shortest_path_within(starts, edges, int(entry), goal, inside, False)]
+        cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, int(entry), goal, inside, False)]
         prefix = exp.path_to(int(entry))
         deciders = explicit.loop_deciders(exp, cycle)
         note = _classify_loop(deciders, starts, edges, members, lo, hi, inside)
@@ -371,7 +378,7 @@ def _classify_loop(deciders: set[str], starts, edges, members, lo: int, hi: int,
     if not deciders or deciders == {"rules"}:
         return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
     if "chance" in deciders:
-        exits = runtime.has_exit(starts, edges, members, lo, hi, inside)
+        exits = _runtime().has_exit(starts, edges, members, lo, hi, inside)
         tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
         return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
     return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
@@ -389,15 +396,15 @@ def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
     except RUNTIME_ERRORS:
         return explicit.leads_to(exp, prop)  # an expression that cannot be evaluated: the reference reports where
     avoid = (target == 0).astype(np.uint8)
-    members, bounds = runtime.tarjan(starts, edges, avoid)
-    bad, ends = runtime.leads_to_pass(starts, edges, members, bounds, avoid)
+    members, bounds = _runtime().tarjan(starts, edges, avoid)
+    bad, ends = _runtime().leads_to_pass(starts, edges, members, bounds, avoid)
     candidates = np.flatnonzero((bad == 1) & (source == 1))
     if candidates.size == 0:
         return Finding("holds")
     start = int(candidates[0])
     prefix = exp.path_to(start)
     allowed = (avoid & bad).astype(np.uint8)
-    tail = [int(x) for x in runtime.shortest_path_within(starts, edges, start, ends, allowed, True)]
+    tail = [int(x) for x in _runtime().shortest_path_within(starts, edges, start, ends, allowed, True)]
     end = tail[-1]
     path = prefix + tail[1:]
     if starts[end + 1] == starts[end]:
@@ -405,7 +412,7 @@ def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
         return Finding("fails", path, shape="path", note=f"From a state where `from` holds, {reason} without `to` ever holding.")
     goal = np.zeros(n, np.uint8)
     goal[end] = 1
-    cycle = [int(x) for x in runtime.shortest_path_within(starts, edges, end, goal, allowed, False)]
+    cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, end, goal, allowed, False)]
     return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
 
 
