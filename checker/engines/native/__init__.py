@@ -6,10 +6,11 @@ a one-line notice on standard error when a model cannot be compiled (`auto` with
 installed is quietly the Python engine).
 
 Compiling a model takes seconds to minutes (numba and LLVM, once per model and machine: the
-result is cached on disk), which is more than the Python engine needs for a small state space.
-So `auto` uses compiled code that is already cached, and otherwise starts with the Python engine
-and switches to compiling only when the exploration passes `AUTO_PYTHON_STATES` states; `native`
-always compiles.
+result is cached on disk), and even loading compiled code costs about a second, more than the
+Python engine needs for a small state space. So `auto` starts every exploration in the Python
+engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
+states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
+`native` always compiles.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from checker.lang.compile import CompiledModel
 from checker.properties import BoundProperty
 
 BACKENDS = ("auto", "native", "python")
-AUTO_PYTHON_STATES = 200_000
+AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
+AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset({"invariant", "unreachable", "reachable", "after", "terminates", "leads-to", "deadlock-free", "deterministic", "coverage"})
 _NOTICES: set[str] = set()
@@ -51,20 +53,15 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         if backend == "native":
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
-    if backend == "auto" and unavailable_reason() is None and budget.max_states > AUTO_PYTHON_STATES:
+    if backend == "auto" and unavailable_reason() is None:
         from checker.engines.native import engine
 
-        if not engine.is_compiled(compiled, props):
-            small = Budget(AUTO_PYTHON_STATES, budget.timeout)
-            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-            if exp.complete or not exp.stopped_by.startswith("state budget"):
-                return exp, explicit.decide(exp, props, found)
-            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
-    elif backend == "auto" and unavailable_reason() is None:
-        from checker.engines.native import engine
-
-        if not engine.is_compiled(compiled, props):
-            backend = "python"
+        threshold = AUTO_CACHED_STATES if engine.is_compiled(compiled, props) else AUTO_PYTHON_STATES
+        small = Budget(min(threshold, budget.max_states), budget.timeout)
+        exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+        if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
+            return exp, explicit.decide(exp, props, found)
+        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:
