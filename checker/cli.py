@@ -180,8 +180,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
+@click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (compiled with numba), python (the reference), auto (native when installed).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -195,6 +196,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     started = time.monotonic()
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
+    options.backend = _backend(backend)
     if free_constants or free_readings:
         if engine == "explicit":
             raise RulecheckError("--free-constants and --free-readings need --engine symbolic (or auto)")
@@ -251,6 +253,16 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
         if out is not None:
             lines.append(f"  trace: {evidence_path(out, result)} (rulecheck explain narrates it)")
     return lines
+
+
+def _backend(backend: str) -> str:
+    """--backend native is refused when the native back-end is not installed."""
+    from checker.engines.native import unavailable_reason
+
+    reason = unavailable_reason() if backend == "native" else None
+    if reason is not None:
+        raise RulecheckError(f"--backend native: {reason}")
+    return backend
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):

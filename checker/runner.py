@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.engines.explicit import Budget, Finding, Progress, decide, explore
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.engines.native import explore_and_decide
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace
 from checker.findings import SuiteFinding, check_finding_names, load_findings
@@ -40,6 +41,7 @@ class CheckOptions:
     free_constants: bool = False  # symbolic: scalar constants free within their declared ranges
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations
+    backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
 
@@ -209,6 +211,7 @@ class Job:
     budget: Budget
     depth: int
     free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
+    backend: str = "auto"
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -223,12 +226,12 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free) for configs in groups.values()]
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
     allow_deep_expressions()  # also in worker processes
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
@@ -298,10 +301,9 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
     remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
     try:
-        exp, found = explore(compiled, props, remaining, progress, need_graph)
+        exp, findings = explore_and_decide(compiled, props, remaining, progress, need_graph, options.backend)
     except OutOfBudget as exc:  # compiling a property's expression ran out
         return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
-    findings = decide(exp, props, found)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
     if options.engine == "auto" and not exp.complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]

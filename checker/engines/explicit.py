@@ -253,8 +253,10 @@ class _BudgetSpent(Exception):
     pass
 
 
-def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding]) -> dict[str, Finding]:
-    """Turn the exploration into a finding for every property."""
+def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding], graph_checks: dict[str, Callable] | None = None) -> dict[str, Finding]:
+    """Turn the exploration into a finding for every property. `graph_checks` replaces the
+    checks of graph properties by kind (the native back-end passes its compiled ones)."""
+    checks = {"terminates": terminates, "leads-to": leads_to, "can-end": lambda e, _p: can_end(e), "value": value, **(graph_checks or {})}
     out: dict[str, Finding] = {}
     for prop in props:
         if exp.error is not None and prop.id not in found:
@@ -269,14 +271,8 @@ def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Findin
             out[prop.id] = coverage(exp)
         elif not exp.complete:
             out[prop.id] = Finding("undecided")
-        elif prop.kind == "terminates":
-            out[prop.id] = terminates(exp, prop)
-        elif prop.kind == "leads-to":
-            out[prop.id] = leads_to(exp, prop)
-        elif prop.kind == "can-end":
-            out[prop.id] = can_end(exp)
-        elif prop.kind == "value":
-            out[prop.id] = value(exp, prop)
+        elif prop.kind in checks:
+            out[prop.id] = checks[prop.kind](exp, prop)
         else:
             out[prop.id] = Finding("holds")
     return out
