@@ -27,7 +27,7 @@ from checker.report.appendix import (
 )
 from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
-from checker.report.readings_section import readings_section
+from checker.report.reading_impact import cached_readings_section
 from checker.results import Result
 from checker.trace import narrative, to_json
 
@@ -77,7 +77,7 @@ def errata_page(folder: str, results: list[Result]) -> str:
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
             lines += _entry(number, entry, results, models, quoter)
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
-    lines += ["## Readings", ""] + readings_section(models, results) + [""]
+    lines += ["## Readings", ""] + cached_readings_section(models, results) + [""]
     lines += ["## Appendix A: verdicts", "",
               f"Every property once, over the {_combinations(results)} variant/reading combinations checked "
               "(the default reading of every point and each single change from it).", ""]
