@@ -1,8 +1,10 @@
 """The `rulecheck` command line.
 
-Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid);
-1 when some result does not; 2 for a usage or model error (one located message, no traceback
-unless --debug); 3 for an internal error such as a trace the interpreter does not reproduce.
+Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid; for
+verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale); 2 for
+a usage or model error, including a modelling error met while running a model (one located
+message, no traceback unless --debug); 3 for an internal error (one line; --debug for the
+traceback).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import click
 from rich.console import Console
 
 from checker.engines.explicit import Budget, Progress
-from checker.errors import RulecheckError
+from checker.errors import ModellingError, RulecheckError
+from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
 DEFAULT_MODELS = "models"
@@ -45,14 +48,36 @@ def guarded(command: Callable) -> Callable:
         except KeyboardInterrupt:
             click.echo("interrupted (Ctrl-C): the run stopped before finishing", err=True)
             sys.exit(130)
+        except ModellingError as exc:  # met outside exploration: initial values, init_where
+            if debug:
+                raise
+            click.echo(exc.located(), err=True)
+            sys.exit(2)
         except ReplayMismatch as exc:
             if debug:
                 raise
             click.echo(f"internal error: an engine produced a trace the reference interpreter does not reproduce: {exc}", err=True)
             click.echo("This is a bug in rulecheck, not in your model; nothing was written. Re-run with --debug for a traceback.", err=True)
             sys.exit(3)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the one place every other failure ends
+            if debug:
+                raise
+            click.echo(f"internal error: {internal_error_message(exc)} (a bug in rulecheck; re-run with --debug for a traceback)", err=True)
+            sys.exit(3)
 
     return wrapper
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """One line naming an unexpected exception and where it was raised."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}{where}" + (f": {text}" if text else "")
 
 
 def _default_paths(paths: tuple[str, ...]) -> list[str]:
@@ -78,6 +103,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 @click.version_option(package_name="rulecheck")
 def main(debug: bool) -> None:
     """rulecheck: a rules model checker for tabletop games."""
+    allow_deep_expressions()
 
 
 @main.command()
@@ -193,6 +219,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
     for interaction in found if fmt != "json" else []:
         click.echo(interaction.describe())
+    failures = modelling_errors(results, None if no_write else out)
+    if failures:
+        click.echo("\n".join(failures), err=True)
+        sys.exit(2)
     sys.exit(0 if all(r.matches for r in results) else 1)
 
 
@@ -200,6 +230,27 @@ def _interactions(results: list) -> list:
     from checker.analysis.interactions import interactions
 
     return interactions(results)
+
+
+def modelling_errors(results: list, out: str | None) -> list[str]:
+    """One located message per distinct modelling error the checks ran into: where it is
+    written, the action and parameters being tried, and the play that reaches it."""
+    from checker.report.evidence_files import evidence_path
+
+    seen: set[tuple[str, str]] = set()
+    lines: list[str] = []
+    for result in results:
+        error = result.trace.error if result.trace is not None else None
+        if error is None or (error.message, str(error.loc)) in seen:
+            continue
+        seen.add((error.message, str(error.loc)))
+        lines.append(error.located())
+        steps = [f"{s.action}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in result.trace.steps]
+        shown = " -> ".join(steps[:12]) + (f" -> ... ({len(steps)} steps)" if len(steps) > 12 else "")
+        lines.append(f"  reached by: {shown or 'the initial state'} [{result.model.folder}/{result.model.id}, readings {result.reading_label}]")
+        if out is not None:
+            lines.append(f"  trace: {evidence_path(out, result)} (rulecheck explain narrates it)")
+    return lines
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):
@@ -351,9 +402,10 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     from checker.engines.simulate import simulate as run_games
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
-    from checker.runner import parse_constants, reading_configs
+    from checker.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
 
     model = load_model(model_path)
+    check_selection([GameModels(model.folder, [model], [])], CheckOptions(pinned=_pairs(pinned, "--reading"), constants=_pairs(constants, "--set")))
     config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
     report = run_games(CompiledModel(model, config), games, seed, max_steps)
     console = _console()
@@ -405,12 +457,48 @@ class _progress_display:
 
 @main.command()
 @click.argument("trace_file", type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the trace's model is found (models/<game>/).")
 @guarded
-def explain(trace_file: str) -> None:
-    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/)."""
+def explain(trace_file: str, models_dir: str) -> None:
+    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/),
+    after checking that the current model still produces it (exit 1 if not)."""
+    from checker.errors import warn
     from checker.trace_io import load_trace_narrative
+    from checker.verify import NoModelFolder, StaleTrace, verify_trace
 
+    try:
+        verify_trace(trace_file, models_dir)
+    except NoModelFolder as exc:
+        warn(f"not verified against a model: {exc.message}", exc.loc)
+    except StaleTrace as exc:
+        click.echo(f"{trace_file}: stale or edited trace: {exc}", err=True)
+        click.echo("Re-run `rulecheck check` to regenerate the evidence.", err=True)
+        sys.exit(1)
     click.echo(load_trace_narrative(trace_file))
+
+
+@main.command()
+@click.argument("traces", nargs=-1, type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the traces' models are found (models/<game>/).")
+@guarded
+def verify(traces: tuple[str, ...], models_dir: str) -> None:
+    """Re-check saved traces (default: every trace under counterexamples/) against the current
+    models: replay every step and confirm what the property's kind claims. Exit 1 if any
+    trace is stale or edited, 2 if a file is not a readable trace."""
+    from checker.verify import StaleTrace, trace_files, verify_trace
+
+    files = trace_files(list(traces) or ["counterexamples"])
+    if not files:
+        raise RulecheckError("no trace files to verify", hint="name .json trace files or folders")
+    stale = 0
+    for path in files:
+        try:
+            click.echo(f"{path}: {verify_trace(path, models_dir)}")
+        except StaleTrace as exc:
+            stale += 1
+            click.echo(f"{path}: stale or edited trace: {exc}", err=True)
+    click.echo(f"{len(files)} trace(s), {len(files) - stale} confirmed, {stale} stale or edited")
+    sys.exit(1 if stale else 0)
 
 
 if __name__ == "__main__":

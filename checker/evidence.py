@@ -81,15 +81,21 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         for expr in exprs:
             try:
                 interp.eval(expr, last, params, old=old)
-            except ModellingError:
+            except ModellingError as exc:
+                trace.error = exc
                 return
         raise ReplayMismatch(f"{prop.id}: the property's expression evaluates without error in the interpreter")
     if trace.shape == "error":
         try:
             interp.transitions(last)
-        except ModellingError:
+        except ModellingError as exc:
+            trace.error = exc
             return
         raise ReplayMismatch(f"{prop.id}: the modelling error does not recur in the interpreter")
+    if trace.shape == "lasso":
+        # the loop must have at least one step: a "loop" starting at the last state is no loop
+        loop = trace.loop_start
+        require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
     if kind == "invariant":
         require(not interp.eval(prop.expr, last), "a state where the invariant is false")
     elif kind in ("unreachable", "reachable"):

@@ -7,6 +7,7 @@ expressions are type-checked against each model separately, since variants may d
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from checker.errors import Loc, RulecheckError, did_you_mean
@@ -33,6 +34,7 @@ GENERIC = ("deadlock-free", "deterministic", "coverage")
 OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers", "chance"}
 MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
+PROPERTY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")  # ids name trace files: no `/`, `.` or whitespace
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,8 @@ def parse_property(item: object, loc: Loc) -> Property:
     for key in ("id", "kind"):
         if key not in item:
             raise RulecheckError(f"property is missing `{key}`", item.loc, None, "every property has an id and a kind")
+    if not isinstance(item["id"], str) or not PROPERTY_ID.fullmatch(item["id"]):
+        raise RulecheckError("a property `id` is a name: letters, digits, `_` and `-` (it names trace files)", item.value_loc("id"), repr(item["id"]))
     kind = item["kind"]
     if kind not in KINDS:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")

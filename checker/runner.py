@@ -7,12 +7,13 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from checker.engines.explicit import Budget, Finding, Progress, decide, explore
-from checker.errors import RulecheckError, did_you_mean
+from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace
 from checker.findings import SuiteFinding, check_finding_names, load_findings
 from checker.lang.build import load_model
@@ -20,6 +21,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
+from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
 from checker.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
@@ -60,6 +62,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
     import os
 
     requested = model_files(paths)
+    if not requested:
+        raise RulecheckError(f"no model files (*.yaml) under {', '.join(paths)}", hint="models live in models/<game>/<model>.yaml")
     folders: dict[str, list[str]] = {}
     for path in requested:
         folders.setdefault(os.path.dirname(path), []).append(path)
@@ -68,7 +72,10 @@ def load_games(paths: list[str]) -> list[GameModels]:
         everything = [load_model(path) for path in model_files([folder])] if folder else []
         models = [m for m in everything if os.path.normpath(m.path) in {os.path.normpath(w) for w in wanted}]
         models = models or [load_model(path) for path in wanted]
-        suite = load_suite(suite_path(models[0].path))
+        path = suite_path(models[0].path)
+        if not os.path.isfile(path):
+            warn(f"no property suite {os.path.relpath(path)}: only the generic properties are checked", Loc(models[0].path, 1, 1))
+        suite = load_suite(path)
         known = {m.id for m in everything} | {m.id for m in models}
         for prop in suite:
             for variant in prop.variants or ():
@@ -84,6 +91,28 @@ def load_games(paths: list[str]) -> list[GameModels]:
             check_finding_names(finding, property_ids, everything or models)
         games.append(GameModels(models[0].folder, models, suite, findings))
     return games
+
+
+def check_selection(games: list[GameModels], options: CheckOptions) -> None:
+    """Every `--reading`, `--set` and `--property` must name something in the models checked:
+    a misspelt name would otherwise check nothing, or the wrong thing, and pass."""
+    models = [m for g in games for m in g.models if not m.abstract]
+    if not models:
+        raise RulecheckError("no models to check (every model found is abstract)")
+    readings = {name for m in models for name in m.readings}
+    for name in options.pinned:
+        if name not in readings:
+            raise RulecheckError(f"--reading {name}=...: no model checked has a reading `{name}`", hint=did_you_mean(name, readings) or f"readings: {', '.join(sorted(readings)) or 'none'}")
+    constants = {name for m in models for name in m.constants}
+    for target in options.constants:
+        name = target.partition("[")[0]
+        if name not in constants:
+            raise RulecheckError(f"--set {target}=...: no model checked has a constant `{name}`", hint=did_you_mean(name, constants) or f"constants: {', '.join(sorted(constants)) or 'none'}")
+    if options.only_properties:
+        ids = {p.id for m in models for g in games if m in g.models for p in properties_for(m, g.suite)}
+        for pid in sorted(options.only_properties):
+            if pid not in ids:
+                raise RulecheckError(f"--property {pid}: no model checked has a property `{pid}`", hint=did_you_mean(pid, ids) or f"properties: {', '.join(sorted(ids))}")
 
 
 def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
@@ -198,11 +227,15 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
+    allow_deep_expressions()  # also in worker processes
     options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
     for position, config in others:
+        if exploration is None:  # no exploration to share (the budget ran out before it)
+            out.append((position, _check_config(job.model, config, job.props, options)[0]))
+            continue
         # The options that differ are read by nothing: the exploration is the same one.
         exp, findings = exploration
         out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
@@ -247,11 +280,27 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         from checker.engines.symbolic import check_symbolic
 
         return check_symbolic(model, config, props, options), None
-    compiled = CompiledModel(model, config)
+    started = time.perf_counter()
+    try:
+        compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+    except OutOfBudget as exc:
+        if options.engine == "auto":
+            from checker.engines.symbolic import check_symbolic
+
+            return check_symbolic(model, config, props, options), None
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
+    except MemoryError:
+        return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
+    if not compiled.initial:
+        raise no_initial_state(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
     need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
-    exp, found = explore(compiled, props, options.budget, progress, need_graph)
+    remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
+    try:
+        exp, found = explore(compiled, props, remaining, progress, need_graph)
+    except OutOfBudget as exc:  # compiling a property's expression ran out
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     findings = decide(exp, props, found)
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
     if options.engine == "auto" and not exp.complete:
@@ -269,6 +318,23 @@ def _leaves_free(model: Model, options: CheckOptions) -> bool:
     from checker.engines.symbolic import free_constant_names
 
     return bool(free_constant_names(model, options.free_constants)) or (bool(options.free_readings) and bool(model.readings))
+
+
+def unexplored_result(model: Model, config: Config, prop: BoundProperty, reason: str) -> Result:
+    """`undecided`: the budget ran out before exploration could start."""
+    return Result(
+        model=model, prop=prop.prop, config=config, status="undecided", engine="explicit", bound=reason,
+        expected=prop.prop.expect.verdict(model, config), detail=reason,
+    )
+
+
+def no_initial_state(model: Model, config: Config) -> RulecheckError:
+    """No state satisfies `init` and `init_where`: every invariant would hold of nothing."""
+    loc = model.init_where[0].loc if model.init_where and model.init_where[0].loc else Loc(model.path, 1, 1)
+    return RulecheckError(
+        f"model `{model.id}` has no initial state (readings {config.reading_label(model)}): `init` and `init_where` exclude every choice",
+        loc, hint="every property would hold of an empty game; relax `init_where` or the initial choices",
+    )
 
 
 def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
@@ -295,7 +361,9 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
 
 def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
     jobs: list[Job] = []
-    for game in load_games(paths):
+    games = load_games(paths)
+    check_selection(games, options)
+    for game in games:
         for model in game.models:
             if not model.abstract:
                 jobs.extend(plan_model(model, game.suite, options))

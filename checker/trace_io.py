@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from checker.errors import Loc, RulecheckError
+from checker.lang.yamlsrc import read_text
 from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, clause_quotes, trace_document
 from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative
 
@@ -22,13 +23,13 @@ def load_trace(path: str) -> dict:
 
 
 def _load_json(path: str) -> object:
+    text = read_text(path, "trace")  # refuses binary, non-UTF-8 and oversized files, located
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as exc:
-        raise RulecheckError(f"cannot read trace: {exc.strerror}", Loc(path, 1, 1)) from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RulecheckError(f"not a JSON file: {exc.msg}", Loc(path, exc.lineno, exc.colno)) from None
+    except RecursionError:
+        raise RulecheckError("not a trace: JSON nested too deeply", Loc(path, 1, 1)) from None
 
 
 def _check_version(path: str, doc: dict, supported: int) -> None:

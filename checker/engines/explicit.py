@@ -229,6 +229,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             exp.complete = True
     except _BudgetSpent:
         pass
+    except MemoryError:
+        exp.stopped_by = "out of memory"  # what was explored stands; the rest is undecided
     exp.seconds = time.perf_counter() - started
     if exp.complete and exp.layer_ends[-1] != len(states):
         exp.layer_ends.append(len(states))
