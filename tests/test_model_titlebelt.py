@@ -1,0 +1,57 @@
+"""The title-belt models: review questions answered, clause coverage, and the double knock-out
+that leaves a third player standing (reading dko_third), checked on the three-player Jobber deck.
+
+The full property suite runs in the bundled-evidence test; these are quick checks of what the
+audit of the model against the cold reading added.
+"""
+
+from __future__ import annotations
+
+import os
+
+from checker.lang.build import load_model
+from checker.lint import question_coverage
+from checker.properties import load_suite
+from checker.runner import CheckOptions, check_paths
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FOLDER = os.path.join(ROOT, "models", "titlebelt")
+SUITE = os.path.join(ROOT, "properties", "titlebelt.yaml")
+JOBBER = os.path.join(FOLDER, "three-player-jobber.yaml")
+VARIANTS = ("two-player.yaml", "two-player-officials.yaml", "three-player.yaml", "three-player-jobber.yaml", "four-player.yaml")
+
+
+def test_every_cold_reading_question_is_answered_in_every_variant():
+    suite = load_suite(SUITE)
+    for name in VARIANTS:
+        model = load_model(os.path.join(FOLDER, name))
+        assert len(model.questions) == 37
+        assert all(q.raised_by == "cold-reading" for q in model.questions)
+        cov = question_coverage(model, suite)
+        assert not cov.open, f"{name}: open questions {cov.open}"
+
+
+def _results(reading: str, prop: str):
+    options = CheckOptions(readings="default", pinned=dict([reading.split("=")]), only_properties={prop})
+    (result,) = check_paths([JOBBER], options)
+    return result
+
+
+def test_double_knockout_with_a_third_standing_is_reachable():
+    assert _results("dko_third=last_standing", "double-ko-third-standing").status == "holds"
+
+
+def test_survivor_wins_by_default():
+    assert _results("dko_third=last_standing", "survivor-wins").status == "holds"
+
+
+def test_belt_holder_reading_takes_the_win_from_the_player_standing():
+    """Under dko_third=belt_holder a game ends with one player still in who is not the winner:
+    a knocked-out belt holder wins (or nobody does)."""
+    result = _results("dko_third=belt_holder", "survivor-wins")
+    assert result.status == "fails"
+    last = result.trace.states()[-1]
+    still_in = [p for p, active in last["active"].items() if active]
+    assert len(still_in) == 1
+    assert last["end_kind"] == "double_ko"
+    assert not last["won"][still_in[0]]
