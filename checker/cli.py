@@ -181,8 +181,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, junit_path: str | None) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, junit_path: str | None, sarif_path: str | None) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -213,6 +214,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         from checker.report.junit import write_junit
 
         write_junit(results, junit_path, None if no_write else out)
+    if sarif_path:
+        from checker.report.sarif import write_sarif
+
+        write_sarif(results, sarif_path, None if no_write else out)
     if fmt == "json":
         doc = results_json(results)
         if readings_mode == "pairs":

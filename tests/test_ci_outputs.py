@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -62,3 +63,58 @@ def test_junit_reports_an_unexpected_result_as_a_failure_with_the_evidence_path(
     evidence = next(line for line in failure.text.splitlines() if line.startswith("evidence: "))
     path = evidence.split()[1]
     assert path.startswith(os.path.join("counterexamples", "duel", "scores-bounded.")) and (project / path).is_file()
+
+
+SARIF_SCHEMA = os.path.join(HERE, "schemas", "sarif-2.1.0-rtm.5.json")
+
+
+def sarif_of(project, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    jsonschema = pytest.importorskip("jsonschema")
+    run = rulecheck("check", "--jobs", "1", "--sarif", "out.sarif", *args, cwd=str(project))
+    with open(project / "out.sarif", encoding="utf-8") as handle:
+        log = json.load(handle)
+    with open(SARIF_SCHEMA, encoding="utf-8") as handle:
+        jsonschema.Draft4Validator(json.load(handle)).validate(log)  # raises on any schema violation
+    return run, log
+
+
+def line_of(path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_sarif_locates_a_finding_at_its_property_its_clauses_and_its_trace_steps(project):
+    run, log = sarif_of(project)
+    assert run.returncode == 0, run.stderr
+    (sarif_run,) = log["runs"]
+    (finding,) = sarif_run["results"]  # the filed finding; no result is unexpected
+    assert finding["ruleId"] == "duel/scores-bounded" and finding["level"] == "error"  # outcome-changing
+    assert finding["message"]["text"].startswith("The tie bonus can carry a player past the target")
+    assert finding["properties"]["finding"] == "tie-bonus-overshoots"
+    rule = sarif_run["tool"]["driver"]["rules"][finding["ruleIndex"]]
+    assert rule["id"] == "duel/scores-bounded" and rule["shortDescription"]["text"].startswith("Nobody overshoots the target")
+    model = project / "models" / "duel" / "duel.yaml"
+    where = [(loc["physicalLocation"]["artifactLocation"]["uri"], loc["physicalLocation"]["region"]["startLine"]) for loc in finding["locations"]]
+    assert where == [("properties/duel.yaml", line_of(project / "properties" / "duel.yaml", "id: scores-bounded")), ("models/duel/duel.yaml", line_of(model, "duel-3: {at:"))]
+    steps = finding["codeFlows"][0]["threadFlows"][0]["locations"]
+    lines = model.read_text().splitlines()
+    assert len(steps) == 8 and all(lines[s["location"]["physicalLocation"]["region"]["startLine"] - 1].strip().startswith("rule: duel-") for s in steps)
+    assert steps[-1]["location"]["message"]["text"].startswith("The rules: tie_break")
+    assert (project / finding["properties"]["evidence"]).is_file()
+
+
+def test_sarif_reports_unexpected_results_with_fingerprints_that_survive_edits(project):
+    break_expectation(project)
+    run, log = sarif_of(project, "--no-write")
+    assert run.returncode == 1
+    results = log["runs"][0]["results"]
+    unexpected = [r for r in results if "expected" in r["properties"]]
+    assert len(unexpected) == 1 and unexpected[0]["level"] == "error"
+    assert unexpected[0]["message"]["text"].startswith("expected holds, found fails")
+    assert unexpected[0]["properties"]["reading"] == "tie=defender"
+    before = {r["partialFingerprints"]["rulecheck/v1"] for r in results}
+    assert len(before) == len(results) == 2  # the finding (now unfiled) and the unexpected result
+    suite = project / "properties" / "duel.yaml"
+    suite.write_text("# a comment that moves every line\n\n" + suite.read_text())
+    _, again = sarif_of(project, "--no-write")
+    assert {r["partialFingerprints"]["rulecheck/v1"] for r in again["runs"][0]["results"]} == before
+    assert again["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] + 2
