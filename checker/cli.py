@@ -182,12 +182,15 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="An earlier `--format json` output: report new, fixed and unchanged findings against it.")
+@click.option("--fail-on", type=click.Choice(["new", "unexpected", "any"]), default="unexpected", show_default=True, help="What makes exit status 1: a finding or unexpected result not in the baseline; a result differing from its expect; any finding or unexpected result.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, junit_path: str | None, sarif_path: str | None) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
     and the default reading matrix), regenerates each checked game's errata page."""
+    from checker.report.baseline import compare, fails, load_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
@@ -195,6 +198,9 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.table import print_results
 
     started = time.monotonic()
+    if fail_on == "new" and not baseline_path:
+        raise RulecheckError("--fail-on new needs --baseline FILE (an earlier `rulecheck check --format json` output)")
+    baseline = load_baseline(baseline_path) if baseline_path else None
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
     if free_constants or free_readings:
@@ -218,10 +224,13 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         from checker.report.sarif import write_sarif
 
         write_sarif(results, sarif_path, None if no_write else out)
+    comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)
         if readings_mode == "pairs":
             doc["interactions"] = [i.to_json() for i in found]
+        if comparison is not None:
+            doc["baseline"] = comparison.to_json()
         click.echo(json.dumps(doc, indent=2, default=str))
     elif fmt == "table" or verbose:
         print_results(results, _console())
@@ -229,11 +238,13 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
     for interaction in found if fmt != "json" else []:
         click.echo(interaction.describe())
+    for line in comparison.lines() if comparison is not None and fmt != "json" else []:
+        click.echo(line)
     failures = modelling_errors(results, None if no_write else out)
     if failures:
         click.echo("\n".join(failures), err=True)
         sys.exit(2)
-    sys.exit(0 if all(r.matches for r in results) else 1)
+    sys.exit(1 if fails(fail_on, results, comparison) else 0)
 
 
 def _interactions(results: list) -> list:

@@ -118,3 +118,76 @@ def test_sarif_reports_unexpected_results_with_fingerprints_that_survive_edits(p
     _, again = sarif_of(project, "--no-write")
     assert {r["partialFingerprints"]["rulecheck/v1"] for r in again["runs"][0]["results"]} == before
     assert again["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] == results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] + 2
+
+
+def change_one_rule(project) -> None:
+    """Playing a card now scores one point more than the card is worth (clause duel-2's action)."""
+    model = project / "models" / "duel" / "duel.yaml"
+    text = model.read_text()
+    assert "min(score[turn] + points[k], 9)" in text
+    model.write_text(text.replace("min(score[turn] + points[k], 9)", "min(score[turn] + points[k] + 1, 9)"))
+
+
+def baseline_json(project) -> dict:
+    run = rulecheck("check", "--jobs", "1", "--no-write", "--format", "json", cwd=str(project))
+    (project / "base.json").write_text(run.stdout)
+    return json.loads(run.stdout)
+
+
+def test_the_json_output_lists_its_findings_with_fingerprints(project):
+    doc = baseline_json(project)
+    assert [(f["id"], f["severity"], f["filed"]) for f in doc["findings"]] == [("tie-bonus-overshoots", "outcome-changing", True)]
+    _, log = sarif_of(project, "--no-write")
+    assert doc["findings"][0]["fingerprint"] == log["runs"][0]["results"][0]["partialFingerprints"]["rulecheck/v1"]
+
+
+def test_a_baseline_run_after_changing_one_rule_reports_exactly_the_new_findings(project):
+    baseline_json(project)
+    same = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", "--fail-on", "new", cwd=str(project))
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "baseline: 0 new, 0 fixed, 1 unchanged finding(s); 0 new unexpected result(s)" in same.stdout
+    change_one_rule(project)
+    run = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", "--fail-on", "new", "--format", "json", cwd=str(project))
+    assert run.returncode == 1, run.stderr
+    compared = json.loads(run.stdout)["baseline"]
+    # the extra point breaks the promise about what a card scores, and lets a score overshoot by default
+    assert sorted(f["id"] for f in compared["new"]) == ["unfiled-play-scores", "unfiled-scores-bounded"]
+    assert [f["id"] for f in compared["unchanged"]] == ["tie-bonus-overshoots"] and compared["fixed"] == []
+    assert sorted((u["property"], u["reading"]) for u in compared["new_unexpected"]) == [("play-scores", "default"), ("play-scores", "tie=defender"), ("scores-bounded", "default")]
+    text = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", cwd=str(project))
+    assert "  new: duel: unfiled-play-scores (outcome-changing):" in text.stdout
+
+
+def test_a_baseline_reports_fixed_findings_and_fail_on_new_ignores_known_ones(project):
+    change_one_rule(project)
+    baseline_json(project)  # the broken text is the baseline
+    shutil.copy(os.path.join(HERE, "models", "duel", "duel.yaml"), project / "models" / "duel" / "duel.yaml")
+    run = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", "--fail-on", "new", "--format", "json", cwd=str(project))
+    assert run.returncode == 0, run.stderr
+    compared = json.loads(run.stdout)["baseline"]
+    assert sorted(f["id"] for f in compared["fixed"]) == ["unfiled-play-scores", "unfiled-scores-bounded"] and compared["new"] == []
+    change_one_rule(project)
+    known = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", "--fail-on", "new", cwd=str(project))
+    assert known.returncode == 0 and "3 already in the baseline" in known.stdout  # known problems do not fail a --fail-on new run
+    assert rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", cwd=str(project)).returncode == 1  # --fail-on unexpected
+
+
+def test_fail_on_any_fails_on_a_filed_finding_that_unexpected_accepts(project):
+    assert rulecheck("check", "--jobs", "1", "--no-write", cwd=str(project)).returncode == 0
+    assert rulecheck("check", "--jobs", "1", "--no-write", "--fail-on", "any", cwd=str(project)).returncode == 1
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, "--fail-on new needs --baseline FILE"),
+    ("{not json", "is not JSON (line 1)"),
+    ('{"format": "other"}', "is not a rulecheck results file"),
+    ('{"format": "rulecheck-results", "version": 1, "results": []}', "lists no findings"),
+])
+def test_a_bad_baseline_is_refused_before_checking(project, content, message):
+    args = ["check", "--jobs", "1", "--no-write", "--fail-on", "new", "--sarif", "out.sarif"]
+    if content is not None:
+        (project / "base.json").write_text(content)
+        args += ["--baseline", "base.json"]
+    run = rulecheck(*args, cwd=str(project))
+    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+    assert not (project / "out.sarif").exists()  # nothing half-done
