@@ -1,7 +1,8 @@
 """The `rulecheck` command line.
 
 Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid; for
-verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale); 2 for
+verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale; `check
+--fail-on new|any` changes what counts, see checker.report.baseline); 2 for
 a usage or model error, including a modelling error met while running a model (one located
 message, no traceback unless --debug); 3 for an internal error (one line; --debug for the
 traceback).
