@@ -191,7 +191,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
     and the default reading matrix), regenerates each checked game's errata page."""
-    from checker.report.baseline import compare, fails, load_baseline
+    from checker.report.baseline import compare, fails, known_fingerprints, load_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
@@ -224,7 +224,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     if sarif_path:
         from checker.report.sarif import write_sarif
 
-        write_sarif(results, sarif_path, None if no_write else out)
+        write_sarif(results, sarif_path, None if no_write else out, known_fingerprints(baseline) if baseline is not None else None)
     comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)

@@ -156,6 +156,9 @@ def test_a_baseline_run_after_changing_one_rule_reports_exactly_the_new_findings
     assert sorted((u["property"], u["reading"]) for u in compared["new_unexpected"]) == [("play-scores", "default"), ("play-scores", "tie=defender"), ("scores-bounded", "default")]
     text = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", cwd=str(project))
     assert "  new: duel: unfiled-play-scores (outcome-changing):" in text.stdout
+    _, log = sarif_of(project, "--no-write", "--baseline", "base.json")
+    states = sorted((r["properties"].get("finding", "unexpected"), r["baselineState"]) for r in log["runs"][0]["results"])
+    assert states == [("tie-bonus-overshoots", "unchanged"), ("unexpected", "new"), ("unexpected", "new"), ("unexpected", "new"), ("unfiled-play-scores", "new"), ("unfiled-scores-bounded", "new")]
 
 
 def test_a_baseline_reports_fixed_findings_and_fail_on_new_ignores_known_ones(project):

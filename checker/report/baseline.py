@@ -80,6 +80,18 @@ class Comparison:
         return out
 
 
+def known_fingerprints(baseline: dict[str, Any]) -> set[str]:
+    """The SARIF fingerprints of everything the baseline showed: its findings and unexpected results."""
+    from checker.report.sarif import fingerprint
+
+    known = {str(f.get("fingerprint")) for f in baseline["findings"] if isinstance(f, dict)}
+    for r in baseline["results"]:
+        if isinstance(r, dict) and r.get("matches") is False:
+            game, variant, prop, reading, verdict = unexpected_key(r)
+            known.add(fingerprint(game, "unexpected", variant, prop, reading, verdict))
+    return known
+
+
 def load_baseline(path: str) -> dict[str, Any]:
     """An earlier `--format json` output, checked enough to compare with (exit 2 otherwise)."""
     try:

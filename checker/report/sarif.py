@@ -47,8 +47,9 @@ def fingerprint(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def sarif_document(results: list[Result], out: str | None) -> dict[str, Any]:
-    """The SARIF log of `results`; `out` is where evidence traces were written (None: not written)."""
+def sarif_document(results: list[Result], out: str | None, known: set[str] | None = None) -> dict[str, Any]:
+    """The SARIF log of `results`; `out` is where evidence traces were written (None: not written).
+    With `known` (the fingerprints a baseline run showed), each result says whether it is new."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -69,6 +70,8 @@ def sarif_document(results: list[Result], out: str | None) -> dict[str, Any]:
     ordered = list(rules)
     for entry in entries:
         entry["ruleIndex"] = ordered.index(entry["ruleId"])
+        if known is not None:
+            entry["baselineState"] = "unchanged" if entry["partialFingerprints"][FINGERPRINT] in known else "new"
     driver = {"name": "rulecheck", "version": tool_version, "informationUri": "https://pypi.org/project/rulecheck/", "rules": list(rules.values())}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": entries}]}
 
@@ -184,10 +187,10 @@ def _lines(path: str) -> tuple[str, ...]:
         return ()
 
 
-def write_sarif(results: list[Result], path: str, out: str | None) -> None:
+def write_sarif(results: list[Result], path: str, out: str | None, known: set[str] | None = None) -> None:
     """Write the SARIF log atomically."""
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(sarif_document(results, out), handle, indent=1, default=str)
+        json.dump(sarif_document(results, out, known), handle, indent=1, default=str)
         handle.write("\n")
     os.replace(tmp, path)
