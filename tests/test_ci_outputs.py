@@ -194,3 +194,29 @@ def test_a_bad_baseline_is_refused_before_checking(project, content, message):
     run = rulecheck(*args, cwd=str(project))
     assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
     assert not (project / "out.sarif").exists()  # nothing half-done
+
+
+def test_a_bundled_game_gives_valid_junit_and_sarif_located_in_its_own_files(tmp_path):
+    """Show'n'Go as shipped (default readings: one exploration per variant keeps this quick)."""
+    junitparser = pytest.importorskip("junitparser")
+    root = os.path.dirname(HERE)
+    shutil.copytree(os.path.join(root, "models", "showngo"), tmp_path / "models" / "showngo")
+    shutil.copytree(os.path.join(root, "properties"), tmp_path / "properties")
+    run, log = sarif_of(tmp_path, "--no-write", "--readings", "default", "--junit", "out.xml", "models/showngo")
+    assert run.returncode == 0, run.stderr
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / "out.xml"))
+    assert {suite.name for suite in xml} == {"showngo.base", "showngo.junior"} and xml.tests > 30 and xml.failures == 0
+    results = log["runs"][0]["results"]
+    assert results and all(r["ruleId"].startswith("showngo/") for r in results)
+    clauses = (tmp_path / "models" / "showngo" / "clauses.yaml").read_text().splitlines()
+    for result in results:
+        first, *cited = result["locations"]
+        assert first["physicalLocation"]["artifactLocation"]["uri"] == "properties/showngo.yaml"
+        for loc in cited:
+            assert loc["physicalLocation"]["artifactLocation"]["uri"] == "models/showngo/clauses.yaml"
+            cid = loc["message"]["text"].split()[1].rstrip(":")
+            assert cid in clauses[loc["physicalLocation"]["region"]["startLine"] - 1]
+        for step in result["codeFlows"][0]["threadFlows"][0]["locations"]:
+            where = step["location"]["physicalLocation"]
+            text = (tmp_path / where["artifactLocation"]["uri"]).read_text().splitlines()
+            assert text[where["region"]["startLine"] - 1].strip().startswith("rule:")
