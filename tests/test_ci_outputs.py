@@ -220,3 +220,16 @@ def test_a_bundled_game_gives_valid_junit_and_sarif_located_in_its_own_files(tmp
             where = step["location"]["physicalLocation"]
             text = (tmp_path / where["artifactLocation"]["uri"]).read_text().splitlines()
             assert text[where["region"]["startLine"] - 1].strip().startswith("rule:")
+
+
+def test_the_pre_commit_hook_runs_a_real_lint_command():
+    import yaml
+
+    with open(os.path.join(os.path.dirname(HERE), ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
+        (hook,) = yaml.safe_load(handle)
+    assert hook["id"] == "rulecheck-lint" and hook["language"] == "python" and hook["pass_filenames"] is False
+    program, *args = hook["entry"].split()
+    assert program == "rulecheck" and args == ["lint"]
+    from checker.cli import main
+
+    assert "lint" in main.commands
