@@ -191,7 +191,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
     and the default reading matrix), regenerates each checked game's errata page."""
-    from checker.report.baseline import compare, fails, known_fingerprints, load_baseline
+    from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
@@ -199,8 +199,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.table import print_results
 
     started = time.monotonic()
-    if fail_on == "new" and not baseline_path:
-        raise RulecheckError("--fail-on new needs --baseline FILE (an earlier `rulecheck check --format json` output)")
+    require_baseline(fail_on, baseline_path)
     baseline = load_baseline(baseline_path) if baseline_path else None
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs

@@ -124,14 +124,19 @@ def compare(results: list[Result], baseline: dict[str, Any]) -> Comparison:
     return out
 
 
+def require_baseline(fail_on: str, baseline_path: str | None) -> None:
+    """Refuse `--fail-on new` without a baseline before any checking starts."""
+    if fail_on == "new" and not baseline_path:
+        raise RulecheckError("--fail-on new needs --baseline FILE (an earlier `rulecheck check --format json` output)")
+
+
 def fails(fail_on: str, results: list[Result], comparison: Comparison | None) -> bool:
-    """Whether the run should exit 1 under `--fail-on`."""
+    """Whether the run should exit 1 under `--fail-on` (`new` needs the comparison)."""
     unexpected = any(not r.matches for r in results)
     if fail_on == "unexpected":
         return unexpected
     if fail_on == "new":
-        if comparison is None:
-            raise RulecheckError("--fail-on new needs --baseline FILE (an earlier `rulecheck check --format json` output)")
+        assert comparison is not None, "require_baseline refuses --fail-on new without a baseline"
         return bool(comparison.new or comparison.new_unexpected)
     if fail_on == "any":
         return unexpected or any(f["severity"] != NOT_A_DEFECT for f in findings_json(results))
