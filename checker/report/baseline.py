@@ -24,7 +24,6 @@ from checker.errors import RulecheckError
 from checker.report.findings import NOT_A_DEFECT, group_findings
 from checker.results import Result
 
-FAIL_ON = ("new", "unexpected", "any")
 
 
 def finding_fingerprint(game: str, finding_id: str) -> str:
