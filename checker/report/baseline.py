@@ -25,7 +25,6 @@ from checker.report.findings import NOT_A_DEFECT, group_findings
 from checker.results import Result
 
 
-
 def finding_fingerprint(game: str, finding_id: str) -> str:
     from checker.report.sarif import fingerprint
 
