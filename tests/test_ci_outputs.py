@@ -46,6 +46,8 @@ def test_junit_has_one_case_per_property_and_reading_and_passes_when_all_match(p
     props = {p.get("name"): p.get("value") for p in expected_fail._elem.iterfind("properties/property")}
     assert props["verdict"] == "fails" and props["expected"] == "fails" and props["kind"] == "invariant"
     assert float(expected_fail.time) >= 0
+    assert expected_fail._elem.get("file") == "properties/duel.yaml"
+    assert expected_fail._elem.get("line") == str(line_of(project / "properties" / "duel.yaml", "id: scores-bounded"))
 
 
 def test_junit_reports_an_unexpected_result_as_a_failure_with_the_evidence_path(project):

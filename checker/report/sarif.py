@@ -29,7 +29,7 @@ from checker.errors import Loc
 from checker.report.errata import suite_findings
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, FindingEvidence, group_findings
-from checker.report.junit import unexpected_message
+from checker.report.junit import repository_path, unexpected_message
 from checker.results import Result
 from checker.trace import Trace
 
@@ -143,15 +143,7 @@ def _code_flow(result: Result, trace: Trace) -> dict[str, Any] | None:
 
 
 def _location(loc: Loc, text: str) -> dict[str, Any]:
-    return {"physicalLocation": {"artifactLocation": {"uri": _uri(loc.file)}, "region": {"startLine": max(loc.line, 1), "startColumn": max(loc.col, 1)}}, "message": {"text": text}}
-
-
-def _uri(path: str) -> str:
-    """A path relative to the working directory (the repository root in CI), or a file URI."""
-    rel = os.path.relpath(os.path.abspath(path))
-    if rel.startswith(".."):
-        return "file://" + os.path.abspath(path).replace(os.sep, "/")
-    return rel.replace(os.sep, "/")
+    return {"physicalLocation": {"artifactLocation": {"uri": repository_path(loc.file)}, "region": {"startLine": max(loc.line, 1), "startColumn": max(loc.col, 1)}}, "message": {"text": text}}
 
 
 def _rule_line(action_loc: Loc) -> Loc:
