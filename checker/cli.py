@@ -1,7 +1,8 @@
 """The `rulecheck` command line.
 
 Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid; for
-verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale); 2 for
+verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale; `check
+--fail-on new|any` changes what counts, see checker.report.baseline); 2 for
 a usage or model error, including a modelling error met while running a model (one located
 message, no traceback unless --debug); 3 for an internal error (one line; --debug for the
 traceback).
@@ -181,12 +182,17 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (compiled with numba), python (the reference), auto (native when installed).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="An earlier `--format json` output: report new, fixed and unchanged findings against it.")
+@click.option("--fail-on", type=click.Choice(["new", "unexpected", "any"]), default="unexpected", show_default=True, help="What makes exit status 1: a finding or unexpected result not in the baseline; a result differing from its expect; any finding or unexpected result.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
     and the default reading matrix), regenerates each checked game's errata page."""
+    from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
@@ -194,6 +200,8 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.table import print_results
 
     started = time.monotonic()
+    require_baseline(fail_on, baseline_path)
+    baseline = load_baseline(baseline_path) if baseline_path else None
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
     options.backend = _backend(backend)
@@ -210,10 +218,21 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if full_run:
             write_errata(results, errata_dir)
     found = _interactions(results) if readings_mode == "pairs" else []
+    if junit_path:
+        from checker.report.junit import write_junit
+
+        write_junit(results, junit_path, None if no_write else out)
+    if sarif_path:
+        from checker.report.sarif import write_sarif
+
+        write_sarif(results, sarif_path, None if no_write else out, known_fingerprints(baseline) if baseline is not None else None)
+    comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)
         if readings_mode == "pairs":
             doc["interactions"] = [i.to_json() for i in found]
+        if comparison is not None:
+            doc["baseline"] = comparison.to_json()
         click.echo(json.dumps(doc, indent=2, default=str))
     elif fmt == "table" or verbose:
         print_results(results, _console())
@@ -221,11 +240,13 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
     for interaction in found if fmt != "json" else []:
         click.echo(interaction.describe())
+    for line in comparison.lines() if comparison is not None and fmt != "json" else []:
+        click.echo(line)
     failures = modelling_errors(results, None if no_write else out)
     if failures:
         click.echo("\n".join(failures), err=True)
         sys.exit(2)
-    sys.exit(0 if all(r.matches for r in results) else 1)
+    sys.exit(1 if fails(fail_on, results, comparison) else 0)
 
 
 def _interactions(results: list) -> list:

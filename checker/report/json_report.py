@@ -32,5 +32,8 @@ def result_json(result: Result) -> dict[str, Any]:
 
 
 def results_json(results: list[Result]) -> dict[str, Any]:
+    """The results and the findings they show (the findings let a later run compare with this one)."""
+    from checker.report.baseline import findings_json
+
     mismatches = sum(1 for r in results if not r.matches)
-    return {"format": "rulecheck-results", "version": 1, "results": [result_json(r) for r in results], "unexpected": mismatches}
+    return {"format": "rulecheck-results", "version": 1, "results": [result_json(r) for r in results], "findings": findings_json(results), "unexpected": mismatches}
