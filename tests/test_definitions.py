@@ -119,3 +119,17 @@ def test_the_reproducer_under_each_engine(tmp_path, engine):
     results = run(path, engine, depth=4)
     assert results["x-is-two"].status == "holds", (results["x-is-two"].status, results["x-is-two"].bound)
     assert results["reaches-two"].status == "holds", (results["reaches-two"].status, results["reaches-two"].bound)
+
+
+def test_titlebelt_most_cards_needs_a_unique_leader():
+    """Title Belt's `most(q)` loops over `r`; `any(most(r) for r in player)` once let that loop
+    capture the caller's `r` (so it meant "anyone is active"). At the start every hand ties, so
+    nobody has the most cards."""
+    from checker.lang.types import BOOL
+
+    model = load_model("models/titlebelt/base.yaml")
+    config = model.default_config()
+    interp = Interpreter(model, config)
+    (start,) = interp.initial_states()
+    for source, want in [("any(most(r) for r in player)", False), ("any(most(q) for q in player)", False), ("any(active[r] for r in player)", True)]:
+        assert interp.eval(check_expr(model.scope, source, Loc("t", 1, 1), BOOL), start) is want, source
