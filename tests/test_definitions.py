@@ -9,6 +9,7 @@ each other and the caller's are compared against the same sums written in plain 
 from __future__ import annotations
 
 import itertools
+import os
 
 import pytest
 
@@ -54,6 +55,7 @@ CAPTURE_PROPS = """\
 """
 
 PLAYERS = ["a", "b"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def inner(q: str) -> int:
@@ -127,7 +129,7 @@ def test_titlebelt_most_cards_needs_a_unique_leader():
     nobody has the most cards."""
     from checker.lang.types import BOOL
 
-    model = load_model("models/titlebelt/base.yaml")
+    model = load_model(os.path.join(ROOT, "models", "titlebelt", "base.yaml"))
     config = model.default_config()
     interp = Interpreter(model, config)
     (start,) = interp.initial_states()
