@@ -4,7 +4,10 @@ Expressions are parsed with `ast.parse(mode="eval")`; only a whitelist of node t
 accepted. Every name is resolved here (slot, constant, parameter, enum member, reading,
 definition) and every operator's operand types are checked, so engines never meet an ill-typed
 expression. Definitions are inlined: their arguments are checked at the call site and bound to
-the parameters while the body is checked.
+the parameters while the body is checked. Inlining is hygienic: a loop variable bound inside a
+definition's body gets an IR name qualified by the chain of definitions being inlined
+(`p@outer/inner`), which no name visible at the call site can carry, so an argument mentioning
+the caller's own `p` is never captured by the body's `for p in ...`.
 """
 
 from __future__ import annotations
@@ -79,7 +82,30 @@ class Scope:
         return names
 
 
-Binding = Domain | Expr  # a bound variable ranges over a domain, or stands for a checked argument
+@dataclass(frozen=True)
+class LoopVar:
+    """A variable bound by an aggregate: the domain it ranges over and its name in the IR.
+
+    The IR name differs from the source name inside a definition's body (see `loop_var_name`)."""
+
+    ir_name: str
+    domain: Domain
+
+
+Binding = Domain | LoopVar | Expr  # ranges over a domain (under its own name or an IR name), or stands for a checked argument
+
+
+def loop_var_name(name: str, define_stack: tuple[str, ...]) -> str:
+    """The IR name of loop variable `name` bound inside the definitions `define_stack`.
+
+    Source names are identifiers, so a qualified name never meets one. Every variable visible
+    while a definition's body is checked was bound by a caller, that is under a proper prefix of
+    the body's chain (definitions are not recursive), so the body's own loop variables, named
+    after the full chain, cannot capture a caller's variable passed in an argument. The name is
+    the same on every inlining from the same chain, so equal calls still give equal IR."""
+    if not define_stack:
+        return name
+    return f"{name}@{'/'.join(define_stack)}"
 
 
 class _Ambiguous(Exception):
@@ -202,6 +228,8 @@ class ExprChecker:
             bound = self.bindings[name]
             if isinstance(bound, Domain):
                 return Var(bound.type, name=name, loc=loc)
+            if isinstance(bound, LoopVar):
+                return Var(bound.domain.type, name=bound.ir_name, loc=loc)
             return bound
         if expected is not None and expected.kind == "enum":
             # Context decides: where a member of the expected enum (or reading) is wanted, a
@@ -444,8 +472,9 @@ class ExprChecker:
             if comp.is_async:
                 raise self.fail(comp, "async comprehensions are not part of the model language")
             dom = self.scope.domains[comp.iter.id]
-            bindings[comp.target.id] = dom
-            bound.append((comp.target.id, dom))
+            ir_name = loop_var_name(comp.target.id, self.define_stack)
+            bindings[comp.target.id] = LoopVar(ir_name, dom)
+            bound.append((ir_name, dom))
             conditions.extend(comp.ifs)
         inner = ExprChecker(self.scope, self.text, self.loc, bindings, self.allow_old, self.define_stack)
         body_type = {"sum": INT, "min": INT, "max": INT, "count": BOOL, "any": BOOL, "all": BOOL}[name]
