@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -67,3 +70,16 @@ def write(tmp_path, text: str, name: str = "model.yaml", folder: str = "game") -
 @pytest.fixture
 def mini_text() -> str:
     return MINI
+
+
+def rulecheck(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    """Run the command line as a user would, in its own process."""
+    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the test project (models/ and properties/) to run the CLI in."""
+    shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
+    shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
+    return tmp_path

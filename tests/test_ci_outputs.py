@@ -6,23 +6,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+from tests.conftest import rulecheck
+
 HERE = os.path.dirname(__file__)
 
-
-def rulecheck(*args: str, cwd: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, cwd=cwd)
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A copy of the test project (models/ and properties/) to run the CLI in."""
-    shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
-    shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
-    return tmp_path
 
 
 def break_expectation(project) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -17,20 +16,10 @@ from checker.lang.build import load_model
 from checker.properties import bind, load_suite
 from checker.runner import CheckOptions, check_paths
 from checker.trace import ReplayMismatch
+from tests.conftest import rulecheck
 
 HERE = os.path.dirname(__file__)
 
-
-def rulecheck(*args: str, cwd: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "checker.cli", *args], capture_output=True, text=True, cwd=cwd)
-
-
-@pytest.fixture
-def project(tmp_path):
-    """A copy of the test project (models/ and properties/) to run the CLI in."""
-    shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
-    shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
-    return tmp_path
 
 
 def test_check_exits_0_when_every_result_matches_and_writes_evidence(project):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -43,10 +42,8 @@ def mini_project(tmp_path, model: str = MINI, expr: str | None = "deck[low] <= 4
 
 
 @pytest.fixture
-def duel(tmp_path):
-    shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
-    shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
-    return tmp_path
+def duel(project):
+    return project
 
 
 # -- 4. saved traces re-checked against the model ----------------------------------------------
