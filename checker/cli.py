@@ -78,32 +78,56 @@ def main(debug: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--details", is_flag=True, help="List every condition the heuristic finds unexplained, and every answered question.")
 @guarded
-def lint(paths: tuple[str, ...]) -> None:
-    """Validate models (default: every model under models/) and report their size and clause coverage."""
+def lint(paths: tuple[str, ...], details: bool) -> None:
+    """Validate models (default: every model under models/) and report their size, clause coverage,
+    review questions answered, citations by branch, and conditions no cited text explains."""
     from rich.table import Table
 
+    from checker.citation_check import game_citation_problems
+    from checker.explained import unexplained
+    from checker.lang.build import load_model
+    from checker.lang.loader import model_files
     from checker.lint import summarise
     from checker.runner import load_games
 
     games = load_games(_default_paths(paths))
     table = Table(title="rulecheck lint", header_style="bold")
-    for column in ("game", "model", "slots", "state bits", "actions", "readings", "clauses", "formalised", "out of scope", "not yet handled", "accounted"):
+    for column in ("game", "model", "slots", "state bits", "actions", "readings", "assumptions", "clauses", "formalised", "assumed", "out of scope", "not yet handled", "accounted", "questions", "answered", "unexplained tests"):
         table.add_column(column, justify="left" if column in ("game", "model") else "right")
-    unhandled: list[str] = []
+    notes: list[str] = []
     for game in games:
-        cited = {cid for prop in game.suite for cid in prop.clauses}
+        folder = os.path.dirname(game.models[0].path)
+        siblings = [load_model(path) for path in model_files([folder])]  # a branch may exist only in some variants
+        errors, warnings = game_citation_problems(siblings)
+        if errors:
+            raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
+        notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
         for model in game.models:
-            summary = summarise(model, cited)
-            cov = summary.coverage
+            summary = summarise(model, game.suite)
+            cov, qs = summary.coverage, summary.questions
+            loose = unexplained(model)
             name = model.id + (" (abstract)" if model.abstract else "")
-            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(cov.total), str(len(cov.formalised)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%")
+            questions = str(qs.total) if model.questions else "-"
+            answered = f"{qs.answered_percent:.0f}%" if model.questions else "-"
+            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(len(model.assumptions)), str(cov.total), str(len(cov.formalised)), str(len(cov.assumed)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%", questions, answered, str(len(loose)))
+            where = f"{game.folder}/{model.id}"
             if cov.unhandled:
-                unhandled.append(f"{game.folder}/{model.id}: not yet handled: {', '.join(cov.unhandled)}")
+                notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
+            if qs.open:
+                notes.append(f"{where}: open questions: {', '.join(qs.open)}")
+            if details:
+                notes.extend(f"{where}: {qid} answered by {', '.join(who)}" for qid, who in qs.answered.items())
+                by_action: dict[str, list[str]] = {}
+                for item in loose:
+                    by_action.setdefault(item.action, []).append(item.name)
+                notes.extend(f"{where}: heuristic: `{action}` tests {', '.join(names)}, which no cited clause, reading or assumption mentions" for action, names in by_action.items())
     console = _console()
     console.print(table)
-    for line in unhandled:
-        console.print(line)
+    for line in notes:
+        console.print(line, markup=False)
+    console.print("unexplained tests: conditions testing a slot or constant that no cited text mentions (a word-matching heuristic; `--details` lists them)", markup=False)
     console.print(f"[green]{sum(len(g.models) for g in games)} model(s) valid[/]")
 
 

@@ -15,7 +15,7 @@ from checker.errors import ModellingError
 from checker.lang.interp import Interpreter, State
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty
-from checker.trace import ReplayMismatch, Trace, make_step, replay_path
+from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
 
 
 def build_trace(
@@ -38,7 +38,7 @@ def build_trace(
     trace = Trace(
         game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
         config=config, reading_label=config.reading_label(model), initial=states[0], steps=steps,
-        shape=shape, loop_start=loop_start, note=note,
+        shape=shape, loop_start=loop_start, note=note, display=display_info(model),
     )
     confirm(interp, prop, trace, branch_actions)
     final = trace.states()[-1]
@@ -91,7 +91,7 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
             require(match is not None and interp.model.actions[name].by == "rules", f"forced action `{name}` enabled at the end")
             chosen.append(match)
         require(len(chosen) == 2 and chosen[0].post != chosen[1].post, "two forced rules with different outcomes")
-        trace.branches = [make_step(interp.model, m, last) for m in chosen]
+        trace.branches = [make_step(interp, m, last) for m in chosen]
     elif kind == "terminates" and trace.shape == "lasso":
         require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
         require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")

@@ -28,7 +28,7 @@ KINDS = {
     "coverage": set(),
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify", "answers"}
 VERDICTS = ("holds", "fails")
 
 
@@ -63,6 +63,7 @@ class Property:
     generic_default: bool = False
     finding: str = ""  # for the errata: what a failure means, in the rule text's terms
     clarify: str = ""  # for the errata: the proposed clarification
+    answers: tuple[str, ...] = ()  # review questions (questions.yaml) whose answer this property's result gives
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -146,7 +147,16 @@ def parse_property(item: object, loc: Loc) -> Property:
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
         finding=str(item.get("finding", "")).strip(), clarify=str(item.get("clarify", "")).strip(),
+        answers=_answers(item),
     )
+
+
+def _answers(item: YMap) -> tuple[str, ...]:
+    raw = item.get("answers", [])
+    raw = [raw] if isinstance(raw, str) else raw
+    if not isinstance(raw, list) or not all(isinstance(q, str) for q in raw):
+        raise RulecheckError("`answers` takes a list of question ids", item.value_loc("answers"), repr(raw)[:60])
+    return tuple(raw)
 
 
 def _positive(item: YMap, key: str) -> int | None:

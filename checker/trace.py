@@ -10,11 +10,13 @@ really break the property. A trace that fails replay is an engine bug and raises
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.errors import RulecheckError
 from checker.lang.interp import Interpreter, State, Transition
-from checker.lang.model import Config, Model
+from checker.lang.model import Action, Config, Model, Narration
 
 TRACE_FORMAT = "rulecheck-trace"
 TRACE_VERSION = 1
@@ -24,15 +26,21 @@ class ReplayMismatch(Exception):
     """An engine produced a trace that the reference interpreter does not reproduce."""
 
 
+class NarrationMismatch(RulecheckError):
+    """An action's text says a slot changes in a step where it did not: the text would lie."""
+
+
 @dataclass
 class Step:
     action: str
     params: dict[str, Any]
     actor: str
-    clauses: tuple[tuple[str, str], ...]  # (clause id, its short quote)
+    clauses: tuple[tuple[str, str], ...]  # (clause id, its short quote): the fired branch's
     changes: list[tuple[str, Any, Any]]  # (element, before, after)
     state: State  # the state after the step
     text: str  # what happened, in words
+    assumptions: tuple[tuple[str, str], ...] = ()  # (id, says) of the model's assumptions the step rests on
+    places: dict[str, str] = field(default_factory=dict)  # clause id -> where it is in the document (`at`)
 
 
 @dataclass
@@ -51,6 +59,7 @@ class Trace:
     note: str = ""
     branches: list[Step] = field(default_factory=list)  # deterministic: the disagreeing moves
     outcome: Any = None
+    display: dict[str, Any] = field(default_factory=dict)  # how to show slots and values (see display_info)
 
     def states(self) -> list[State]:
         return [self.initial, *(s.state for s in self.steps)]
@@ -92,81 +101,232 @@ def replay_path(model: Model, config: Config, states: list[State], actions: list
         move = _matching(moves, post, wanted)
         if move is None:
             raise ReplayMismatch(f"step {i + 1}: no enabled transition leads from the previous state to the next (action {wanted or '?'})")
-        steps.append(make_step(model, move, pre))
+        steps.append(make_step(interp, move, pre))
     return steps
 
 
-def make_step(model: Model, move: Transition, pre: State) -> Step:
+def fired_clauses(interp: Interpreter, action: Action, params: dict[str, Any], pre: State) -> tuple[str, ...]:
+    """The clauses a step of `action` cites: its `rule`, and each `cite` entry whose condition
+    holds in the state it fires from (the branch that actually fired)."""
+    cited = list(action.rule)
+    for citation in action.cite:
+        if interp.eval(citation.when, pre, params):
+            cited.extend(citation.rule)
+    return tuple(dict.fromkeys(cited))
+
+
+def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:
+    model = interp.model
     action = model.actions[move.action]
-    clauses = tuple((cid, model.clauses[cid].says) for cid in action.rule if cid in model.clauses)
-    step = Step(move.action, dict(move.params), move.actor, clauses, changes(pre, move.post), move.post, "")
-    step.text = step_text(action.text, step, pre)
+    params = dict(move.params)
+    fired = fired_clauses(interp, action, params, pre)
+    clauses = tuple((cid, model.clauses[cid].says) for cid in fired)
+    step = Step(move.action, params, move.actor, clauses, changes(pre, move.post), move.post, "")
+    step.places = {cid: model.clauses[cid].at for cid in fired}
+    step.text = step_text(interp, action, step, pre)
+    said = {a.id: a.says for a in model.assumptions}
+    step.assumptions = tuple((aid, said[aid]) for aid in action.assumes)
     return step
 
 
-def step_text(template: str, step: Step, pre: State) -> str:
-    """The action's `text` template filled in, or a plain description."""
-    if template:
-        scalars = {k: v for k, v in pre.items() if not isinstance(v, dict)}
-        try:
-            return template.format(**{**scalars, **step.params, "by": step.actor})
-        except (KeyError, IndexError, ValueError):
-            pass
-    params = ", ".join(f"{k}={v}" for k, v in step.params.items())
-    who = {"chance": "Chance", "rules": "The rules"}.get(step.actor, step.actor)
+def step_text(interp: Interpreter, action: Action, step: Step, pre: State) -> str:
+    """The first of the action's `text` cases whose condition holds, filled in; or a plain
+    description. A template's `{@slot}` fields claim that the slot changed in this step: if it
+    did not, the text would lie, and `NarrationMismatch` is raised."""
+    model = interp.model
+    domains = dict(action.params)
+    values = {name: model.display(dom.name, step.params[name]) for name, dom in domains.items()}
+    values["by"] = model.display("player", step.actor) if step.actor not in ("chance", "rules") else step.actor
+    changed = {element.split("[", 1)[0] for element, _, _ in step.changes}
+    for narration in action.narrations:
+        if narration.when is not None and not interp.eval(narration.when, pre, step.params):
+            continue
+        return _fill(model, action, narration, values, changed, pre)
+    params = ", ".join(f"{k}={values[k]}" for k in step.params)
+    who = {"chance": "Chance", "rules": "The rules"}.get(step.actor, values["by"])
     return f"{who}: {step.action}" + (f" ({params})" if params else "")
 
 
+def _fill(model: Model, action: Action, narration: Narration, values: dict[str, str], changed: set[str], pre: State) -> str:
+    """One template filled in: `{@slot}` by the slot's label (checked against `changed`), `by`
+    and parameters by their display names, `{slot}` by its value before the step."""
+    out = []
+    for literal, name, _, _ in string.Formatter().parse(narration.say):
+        out.append(literal)
+        if name is None:
+            continue
+        if name.startswith("@"):
+            slot = model.slots[name[1:]]
+            if slot.name not in changed:
+                raise NarrationMismatch(f"the text of action `{action.name}` says {slot.shown_name} ({slot.name}) changes, but in this step it does not", narration.loc, narration.say, "give the text a `when` case for the branch that changes it, or reword it")
+            out.append(slot.shown_name)
+        elif name in values:
+            out.append(values[name])
+        else:
+            slot = model.slots[name]
+            out.append(model.display(slot.elem.type.domain, pre[name]) if slot.elem.type.kind == "enum" else str(pre[name]))
+    return "".join(out)
+
+
+def display_info(model: Model) -> dict[str, Any]:
+    """What a narrative needs to show a saved trace in players' terms: per slot its label,
+    whether it is internal, and the domains of its value and indices; display names of members."""
+    slots = {}
+    for name, slot in model.slots.items():
+        entry: dict[str, Any] = {}
+        if slot.label:
+            entry["label"] = slot.label
+        if slot.internal:
+            entry["internal"] = True
+        if slot.elem.type.kind == "enum":
+            entry["value"] = slot.elem.type.domain
+        if slot.dims:
+            entry["index"] = [d.name for d in slot.dims]
+        slots[name] = entry
+    return {"slots": slots, "names": {d: dict(m) for d, m in model.names.items() if m}}
+
+
 def narrative(doc: dict[str, Any]) -> str:
-    """The Markdown play-by-play of a trace, from its JSON form (so saved traces explain alone)."""
+    """The Markdown play-by-play of a trace, from its JSON form (so saved traces explain alone).
+
+    Internal slots are never shown; slots appear under their labels and members under their
+    display names; a step lists only what changed; each clause is quoted once, later steps
+    refer to it by where it is in the document."""
+    view = _View(doc.get("display") or {})
     prop = doc["property"]
     lines = [f"# {prop['id']} ({prop['kind']}): {doc['game']}, model `{doc['model']}`", ""]
     readings = ", ".join(f"{k}={v}" for k, v in doc["readings"].items()) or "none"
     lines += [f"Readings: {readings}.", ""]
     if prop.get("says"):
         lines += [f"> {prop['says']}", ""]
-    lines.append(f"0. Start: {_describe_json_state(doc['initial'])}")
+    lines.append(f"0. Start: {view.state(doc['initial'])}")
     loop = doc.get("loop_start")
+    quoted: set[str] = set()
     for i, step in enumerate(doc["steps"], start=1):
         marker = f" \u21bb *(the loop starts after state {loop})*" if loop is not None and i == loop + 1 else ""
-        lines.append(f"{i}. {_narrate_json_step(step)}{marker}")
+        lines.append(f"{i}. {view.step(step, quoted)}{marker}")
     if loop is not None:
         lines.append(f"   \u21ba back to the state after step {loop}: the loop repeats forever.")
     for j, alt in enumerate(doc.get("branches", []), start=1):
-        lines.append(f"   - forced rule {j}: {_narrate_json_step(alt)}")
+        lines.append(f"   - forced rule {j}: {view.step(alt, quoted)}")
     if doc.get("outcome") is not None:
-        lines.append(f"\nOutcome: {doc['outcome']}.")
+        lines.append(f"\nOutcome: {view.name(None, doc['outcome'])}.")
     if doc.get("note"):
         lines += ["", f"**Why this breaks it:** {doc['note']}"]
     return "\n".join(lines) + "\n"
 
 
-def _narrate_json_step(step: dict[str, Any]) -> str:
-    clauses = "; ".join(f"{c['id']}: \u201c{c['says']}\u201d" for c in step["clauses"])
-    changed = ", ".join(f"{c['element']} {c['before']}\u2192{c['after']}" for c in step["changes"]) or "nothing changes"
-    cite = f" ({clauses})" if clauses else ""
-    return f"{step['text']}{cite}. {changed}."
+class _View:
+    """Shows slots, elements and values of a saved trace in players' terms (its `display`)."""
+
+    def __init__(self, display: dict[str, Any]) -> None:
+        self.slots: dict[str, dict[str, Any]] = display.get("slots", {})
+        self.names: dict[str, dict[str, str]] = display.get("names", {})
+
+    def hidden(self, slot: str) -> bool:
+        return bool(self.slots.get(slot, {}).get("internal"))
+
+    def name(self, domain: str | None, value: Any) -> str:
+        if domain is None:  # a value of unknown type: any display name that matches
+            return next((names[str(value)] for names in self.names.values() if str(value) in names), str(value))
+        return self.names.get(domain, {}).get(str(value), str(value))
+
+    def element(self, slot: str, index: list[str]) -> str:
+        info = self.slots.get(slot, {})
+        shown = info.get("label", slot)
+        domains = info.get("index", [None] * len(index))
+        return shown + "".join(f"[{self.name(d, i)}]" for d, i in zip(domains, index))
+
+    def value(self, slot: str, value: Any) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return self.name(self.slots.get(slot, {}).get("value"), value)
+
+    def state(self, state: dict[str, Any]) -> str:
+        """Every shown slot; of an array only the elements that are not 0 or false."""
+        parts = []
+        for name, value in state.items():
+            if self.hidden(name):
+                continue
+            shown = self.slots.get(name, {}).get("label", name)
+            if isinstance(value, dict):
+                kept = [(k, v) for k, v in value.items() if v not in (0, False)]
+                inner = ", ".join(self._key(name, k) if v is True else f"{self._key(name, k)}={self.value(name, v)}" for k, v in kept)
+                parts.append(f"{shown}: {inner or 'none'}")
+            else:
+                parts.append(f"{shown}: {self.value(name, value)}")
+        return "; ".join(parts)
+
+    def _key(self, slot: str, key: str) -> str:
+        domains = self.slots.get(slot, {}).get("index", [])
+        parts = key.split("/")
+        return "/".join(self.name(domains[i] if i < len(domains) else None, p) for i, p in enumerate(parts))
+
+    def step(self, step: dict[str, Any], quoted: set[str]) -> str:
+        cites = []
+        for clause in step["clauses"]:
+            where = f"{clause['at']} ({clause['id']})" if clause.get("at") else clause["id"]
+            if clause["id"] in quoted:
+                cites.append(f"see {where}")
+            else:
+                quoted.add(clause["id"])
+                cites.append(f"{where}: \u201c{clause['says']}\u201d")
+        for assumption in step.get("assumptions", []):
+            key = "assumption " + assumption["id"]
+            if key in quoted:
+                cites.append(f"see the model's {key}")
+            else:
+                quoted.add(key)
+                cites.append(f"the model's {key}, not the text: {assumption['says']}")
+        shown = []
+        for change in step["changes"]:
+            slot, _, rest = change["element"].partition("[")
+            if self.hidden(slot):
+                continue
+            index = rest.rstrip("]").split("][") if rest else []
+            shown.append(f"{self.element(slot, index)} {self.value(slot, change['before'])}\u2192{self.value(slot, change['after'])}")
+        cite = f" ({'; '.join(cites)})" if cites else ""
+        return f"{step['text']}{cite}. {', '.join(shown) or 'nothing visible changes'}."
 
 
-def _describe_json_state(state: dict[str, Any]) -> str:
-    parts = []
-    for name, value in state.items():
-        if isinstance(value, dict):
-            parts.append(f"{name} {{{', '.join(f'{k}={v}' for k, v in value.items())}}}")
-        else:
-            parts.append(f"{name}={value}")
-    return "; ".join(parts)
+# -- reading saved traces back -----------------------------------------------------------------
+def _index(domains: tuple, key: str) -> tuple:
+    parts = key.split("/")
+    return tuple(p if d.is_enum else int(p) for d, p in zip(domains, parts))
 
 
-def describe_state(state: State) -> str:
-    parts = []
-    for name, value in state.items():
-        if isinstance(value, dict):
-            inner = ", ".join(f"{'/'.join(map(str, k))}={v}" for k, v in value.items())
-            parts.append(f"{name} {{{inner}}}")
-        else:
-            parts.append(f"{name}={value}")
-    return "; ".join(parts)
+def state_from_json(model: Model, data: dict[str, Any]) -> State:
+    """A saved state (arrays keyed `a/b`) as the interpreter's state."""
+    state: State = {}
+    for name, slot in model.slots.items():
+        value = data[name]
+        state[name] = {_index(slot.dims, k): v for k, v in value.items()} if slot.dims else value
+    return state
+
+
+def config_from_json(model: Model, doc: dict[str, Any]) -> Config:
+    """The constants and readings a saved trace was found under."""
+    constants = {}
+    for name, const in model.constants.items():
+        value = doc["constants"].get(name, const.default)
+        constants[name] = {_index(const.dims, k): v for k, v in value.items()} if const.dims and isinstance(value, dict) else value
+    return Config(constants, {**model.default_config().readings, **doc["readings"]})
+
+
+def states_from_json(model: Model, doc: dict[str, Any]) -> list[State]:
+    """Every state of a saved trace: the initial one, then each step's changes applied."""
+    states = [state_from_json(model, doc["initial"])]
+    for step in doc["steps"]:
+        state = {k: (dict(v) if isinstance(v, dict) else v) for k, v in states[-1].items()}
+        for change in step["changes"]:
+            slot, _, rest = change["element"].partition("[")
+            if rest:
+                index = _index(model.slots[slot].dims, "/".join(rest.rstrip("]").split("][")))
+                state[slot][index] = change["after"]
+            else:
+                state[slot] = change["after"]
+        states.append(state)
+    return states
 
 
 # -- serialisation ----------------------------------------------------------------------------
@@ -197,6 +357,7 @@ def to_json(trace: Trace) -> dict[str, Any]:
         "initial": _jsonable_state(trace.initial),
         "steps": [_step_json(step) for step in trace.steps],
         "branches": [_step_json(step) for step in trace.branches],
+        "display": trace.display,
     }
 
 
@@ -206,8 +367,9 @@ def _step_json(step: Step) -> dict[str, Any]:
         "by": step.actor,
         "params": step.params,
         "text": step.text,
-        "clauses": [{"id": cid, "says": says} for cid, says in step.clauses],
+        "clauses": [{"id": cid, "at": step.places.get(cid, ""), "says": says} for cid, says in step.clauses],
         "changes": [{"element": n, "before": b, "after": a} for n, b, a in step.changes],
+        "assumptions": [{"id": aid, "says": says} for aid, says in step.assumptions],
     }
 
 

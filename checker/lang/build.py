@@ -13,7 +13,8 @@ from typing import Any
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.expr import ConstRef, Expr, Lit, Var
 from checker.lang.loader import load_merged
-from checker.lang.model import Action, Assign, Clause, Constant, InitElem, Model, Reading, Slot
+from checker.lang.model import Action, Assign, Assumption, Citation, Clause, Constant, InitElem, Model, Narration, Reading, Slot
+from checker.lang.questions import load_questions
 from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain
 from checker.lang.types import BOOL, INT, Domain, ElemType, enum
 from checker.lang.yamlsrc import YList, YMap
@@ -21,12 +22,16 @@ from checker.lang.yamlsrc import YList, YMap
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
     "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
-    "remove_actions", "remove_readings", "clauses",
+    "remove_actions", "remove_readings", "clauses", "assumptions", "names",
 }
 REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
-ACTION_KEYS = {"by", "for", "when", "do", "weight", "rule", "only", "text"}
+ACTION_KEYS = {"by", "for", "when", "do", "weight", "rule", "cite", "assumes", "only", "text"}
 CLAUSE_KEYS = {"at", "says", "status", "why"}
+CLAUSE_STATUSES = ("rule", "out-of-scope", "assumed")
 READING_KEYS = {"clause", "question", "options", "default"}
+READING_OPTIONAL = {"answers"}
+ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
+SLOT_KEYS = {"type", "of", "label", "internal"}
 CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc"}
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 CLAUSE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
@@ -85,6 +90,7 @@ class ModelBuilder:
                 raise RulecheckError(f"missing required section `{key}`", doc.loc, None, f"every model needs: {', '.join(REQUIRED_KEYS)}")
         model_id = _ident(str(doc["id"]).replace("-", "_"), self.loc("id"), "`id`") and str(doc["id"])
         clauses = self.clauses()
+        self.names: dict[str, dict[str, str]] = {}
         self.players()
         self.declared_domains()
         state_raw = _mapping(doc["state"], self.loc("state"), "`state`")
@@ -104,13 +110,16 @@ class ModelBuilder:
         init_where = self.expr_list(scope, "init_where")
         terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
         outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
-        actions = self.actions(scope, slots, readings, clauses)
+        assumptions = self.assumptions(clauses)
+        actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
+        self.display_names()
         source = doc.get("source") or {}
         return Model(
             game=str(doc["game"]), id=model_id, path=self.path, abstract=bool(doc.get("abstract", False)),
             header=str(doc.get("header", "")), source=dict(source) if isinstance(source, dict) else {"document": str(source)},
             domains=self.domains, constants=constants, readings=readings, slots=slots, init=init,
             init_where=init_where, terminal=terminal, outcome=outcome, actions=actions, clauses=clauses, scope=scope,
+            assumptions=assumptions, questions=load_questions(self.path, clauses), names=self.names,
         )
 
     # -- domains -------------------------------------------------------------------------
@@ -123,14 +132,20 @@ class ModelBuilder:
     def enum_domain(self, name: str, members: Any, loc: Loc) -> Domain:
         if not isinstance(members, list) or not members:
             raise RulecheckError(f"`{name}` must list its members", loc, repr(members)[:60], "write `[a, b, c]`")
-        seen: set[str] = set()
+        seen: list[str] = []
         for i, member in enumerate(members):
             mloc = members.item_loc(i) if isinstance(members, YList) else loc
+            if isinstance(member, YMap):
+                _keys(member, {"id", "name"}, f"a member of `{name}`")
+                if "id" not in member or not isinstance(member.get("name"), str):
+                    raise RulecheckError(f"a member of `{name}` with a display name is `{{id: ..., name: \"...\"}}`", mloc, repr(dict(member))[:60])
+                self.names.setdefault(name, {})[str(member["id"])] = member["name"]
+                member = member["id"]
             _ident(member, mloc, f"a member of `{name}`")
             if member in seen:
                 raise RulecheckError(f"`{member}` is listed twice in `{name}`", mloc, member)
-            seen.add(member)
-        return Domain(name, members=tuple(members))
+            seen.append(member)
+        return Domain(name, members=tuple(seen))
 
     def players(self) -> None:
         if "players" in self.doc:
@@ -153,7 +168,11 @@ class ModelBuilder:
 
     def inline_enums(self, state_raw: YMap) -> None:
         for name, spec in state_raw.items():
-            if isinstance(spec, list):
+            if isinstance(spec, YMap) and isinstance(spec.get("type"), list):
+                if spec.get("of") is not None:
+                    raise RulecheckError(f"slot `{name}`: an inline enum cannot be an array", spec.value_loc("of"), None, "declare the enum under `domains:` and write `type: <domain>`")
+                self.add_domain(self.enum_domain(name, spec["type"], spec.value_loc("type")), spec.value_loc("type"))
+            elif isinstance(spec, list):
                 self.add_domain(self.enum_domain(name, spec, state_raw.value_loc(name)), state_raw.value_loc(name))
 
     @staticmethod
@@ -270,7 +289,7 @@ class ModelBuilder:
         for name, spec in raw.items():
             _ident(name, raw.key_loc(name), "a reading name")
             spec = _mapping(spec, raw.value_loc(name), f"reading `{name}`")
-            _keys(spec, READING_KEYS, f"reading `{name}`")
+            _keys(spec, READING_KEYS | READING_OPTIONAL, f"reading `{name}`")
             for key in READING_KEYS:
                 if key not in spec:
                     raise RulecheckError(f"reading `{name}` is missing `{key}`", spec.loc, None, "a reading has clause, question, options and default")
@@ -283,7 +302,8 @@ class ModelBuilder:
                 raise RulecheckError(f"reading `{name}`: default `{spec['default']}` is not one of its options", spec.value_loc("default"), str(spec["default"]), did_you_mean(str(spec["default"]), options))
             cited = _id_list(spec["clause"], spec.value_loc("clause"), f"reading `{name}`")
             self.check_citations(cited, clauses, spec.value_loc("clause"))
-            out[name] = Reading(name, cited, str(spec["question"]), {k: str(v) for k, v in options.items()}, spec["default"], raw.value_loc(name))
+            answers = _id_list(spec.get("answers", []), spec.value_loc("answers"), f"`answers` of reading `{name}`")
+            out[name] = Reading(name, cited, str(spec["question"]), {k: str(v) for k, v in options.items()}, spec["default"], raw.value_loc(name), answers)
         return out
 
     # -- state ---------------------------------------------------------------------------
@@ -295,10 +315,21 @@ class ModelBuilder:
             if isinstance(spec, list):
                 out[name] = Slot(name, ElemType(enum(name)), (), loc)
             elif isinstance(spec, YMap):
-                _keys(spec, {"type", "of"}, f"slot `{name}`")
+                _keys(spec, SLOT_KEYS, f"slot `{name}`")
                 if "type" not in spec:
                     raise RulecheckError(f"slot `{name}` is missing `type`", spec.loc)
-                out[name] = Slot(name, self.elem_type(spec["type"], spec.value_loc("type"), f"slot `{name}`"), self.dims(spec.get("of"), spec.value_loc("of")), loc)
+                kind = spec["type"]
+                if isinstance(kind, list):  # an inline enum with display fields
+                    elem = ElemType(enum(name))
+                else:
+                    elem = self.elem_type(kind, spec.value_loc("type"), f"slot `{name}`")
+                label = spec.get("label", "")
+                if not isinstance(label, str):
+                    raise RulecheckError(f"slot `{name}`: `label` is the players' words for it, a string", spec.value_loc("label"), repr(label))
+                internal = spec.get("internal", False)
+                if not isinstance(internal, bool):
+                    raise RulecheckError(f"slot `{name}`: `internal` is true or false", spec.value_loc("internal"), repr(internal))
+                out[name] = Slot(name, elem, self.dims(spec.get("of"), spec.value_loc("of")), loc, label, internal)
             else:
                 out[name] = Slot(name, self.elem_type(spec, loc, f"slot `{name}`"), (), loc)
         return out
@@ -426,18 +457,18 @@ class ModelBuilder:
             raise RulecheckError(f"{expr.value} is outside the range of `{slot.name}` ({elem.lo}..{elem.hi})", expr.loc or loc, str(expr.value))
 
     # -- actions -------------------------------------------------------------------------
-    def actions(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause]) -> dict[str, Action]:
+    def actions(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause], assumptions: set[str]) -> dict[str, Action]:
         raw = _mapping(self.doc["actions"], self.loc("actions"), "`actions`")
         if not raw:
             raise RulecheckError("a model needs at least one action", self.loc("actions"))
-        return {name: self.action(scope, slots, readings, clauses, _ident(name, raw.key_loc(name), "an action name"), raw[name], raw.value_loc(name)) for name in raw}
+        return {name: self.action(scope, slots, readings, clauses, assumptions, _ident(name, raw.key_loc(name), "an action name"), raw[name], raw.value_loc(name)) for name in raw}
 
-    def action(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause], name: str, spec: Any, loc: Loc) -> Action:
+    def action(self, scope: Scope, slots: dict[str, Slot], readings: dict[str, Reading], clauses: dict[str, Clause], assumptions: set[str], name: str, spec: Any, loc: Loc) -> Action:
         spec = _mapping(spec, loc, f"action `{name}`")
         _keys(spec, ACTION_KEYS, f"action `{name}`")
-        for key in ("by", "rule"):
-            if key not in spec:
-                raise RulecheckError(f"action `{name}` is missing `{key}`", spec.loc, None, "every action says who acts (`by`) and which clause(s) it formalises (`rule`)")
+        if "by" not in spec or not {"rule", "cite", "assumes"} & set(spec):
+            missing = "by" if "by" not in spec else "rule"
+            raise RulecheckError(f"action `{name}` is missing `{missing}`", spec.loc, None, "every action says who acts (`by`) and what it formalises (`rule`, `cite` per branch, or `assumes` for the model's own assumptions)")
         params: dict[str, Domain] = {}
         if "for" in spec:
             raw_params = _mapping(spec["for"], spec.value_loc("for"), f"`for` of action `{name}`")
@@ -453,10 +484,73 @@ class ModelBuilder:
                 raise RulecheckError(f"action `{name}`: only chance actions have a `weight`", spec.key_loc("weight"), "weight", "remove it, or make the action `by: chance`")
             weight = check_expr(scope, spec["weight"], spec.value_loc("weight"), INT, bindings)
         assigns = self.assigns(scope, slots, spec.get("do"), spec.value_loc("do"), bindings, name)
-        rule = _id_list(spec["rule"], spec.value_loc("rule"), f"action `{name}`")
+        rule = _id_list(spec.get("rule", []), spec.value_loc("rule"), f"action `{name}`")
         self.check_citations(rule, clauses, spec.value_loc("rule"))
+        cite = self.citations(scope, spec.get("cite"), spec.value_loc("cite"), bindings, clauses, name)
+        assumes = _id_list(spec.get("assumes", []), spec.value_loc("assumes"), f"`assumes` of action `{name}`")
+        for aid in assumes:
+            if aid not in assumptions:
+                raise RulecheckError(f"action `{name}` assumes an unknown assumption `{aid}`", spec.value_loc("assumes"), aid, did_you_mean(aid, assumptions) or "declare it under `assumptions:`")
+        if not rule and not cite and not assumes:
+            raise RulecheckError(f"action `{name}` cites no clause", spec.loc, None, "give `rule` (always cited), `cite` entries, or `assumes`")
         only = self.only(spec.get("only"), spec.value_loc("only"), readings, name)
-        return Action(name, by, actor, tuple(params.items()), guard, weight, assigns, rule, only, str(spec.get("text", "")), loc)
+        narrations = self.narrations(scope, spec.get("text"), spec.value_loc("text"), bindings, slots, assigns, name)
+        return Action(name, by, actor, tuple(params.items()), guard, weight, assigns, rule, only, narrations, loc, cite, assumes)
+
+    def citations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], clauses: dict[str, Clause], name: str) -> tuple[Citation, ...]:
+        """`cite: [{when: EXPR, rule: [ids]}]`: clauses cited only in the branch where they apply."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, YList) or not raw:
+            raise RulecheckError(f"`cite` of action `{name}` is a list of `{{when: ..., rule: [...]}}`", loc, repr(raw)[:60])
+        out = []
+        for i, item in enumerate(raw):
+            item = _mapping(item, raw.item_loc(i), f"a `cite` entry of action `{name}`")
+            _keys(item, {"when", "rule"}, f"a `cite` entry of action `{name}`")
+            for key in ("when", "rule"):
+                if key not in item:
+                    raise RulecheckError(f"a `cite` entry of action `{name}` is missing `{key}`", item.loc, None, "write `{when: CONDITION, rule: [clause ids]}`")
+            when = check_expr(scope, item["when"], item.value_loc("when"), BOOL, bindings)
+            rule = _id_list(item["rule"], item.value_loc("rule"), f"a `cite` entry of action `{name}`")
+            self.check_citations(rule, clauses, item.value_loc("rule"))
+            out.append(Citation(when, rule, item.loc))
+        return tuple(out)
+
+    def narrations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], slots: dict[str, Slot], assigns: tuple[Assign, ...], name: str) -> tuple[Narration, ...]:
+        """`text`: one template, or cases `[{when: EXPR, say: "..."}, ..., {say: "..."}]`.
+
+        `{slot}` shows a scalar slot's value before the step; `{@slot}` writes the slot's label and
+        says the step changes it: the slot must be one the action writes, and a trace step in
+        which it did not change refuses the text."""
+        if raw is None:
+            return ()
+        if isinstance(raw, str):
+            cases = [(None, raw, loc)]
+        elif isinstance(raw, YList) and raw:
+            cases = []
+            for i, item in enumerate(raw):
+                item = _mapping(item, raw.item_loc(i), f"a `text` case of action `{name}`")
+                _keys(item, {"when", "say"}, f"a `text` case of action `{name}`")
+                if not isinstance(item.get("say"), str):
+                    raise RulecheckError(f"a `text` case of action `{name}` needs `say: \"...\"`", item.loc)
+                when = check_expr(scope, item["when"], item.value_loc("when"), BOOL, bindings) if "when" in item else None
+                cases.append((when, item["say"], item.value_loc("say")))
+        else:
+            raise RulecheckError(f"`text` of action `{name}` is a template or a list of `{{when: ..., say: \"...\"}}`", loc, repr(raw)[:60])
+        written = {a.slot for a in assigns}
+        for _, say, sloc in cases:
+            for field_name in template_fields(say, sloc):
+                moved = field_name.startswith("@")
+                slot = field_name[1:] if moved else field_name
+                if not moved and (slot == "by" or slot in bindings):
+                    continue
+                if slot not in slots:
+                    raise RulecheckError(f"the text of action `{name}` names `{{{field_name}}}`, which is neither `by`, a parameter nor a slot", sloc, say, did_you_mean(slot, [*bindings, *slots]))
+                if moved and slot not in written:
+                    raise RulecheckError(f"the text of action `{name}` says `{slot}` changes (`{{@{slot}}}`), but the action never writes `{slot}`", sloc, say, "name only slots the step changes, or reword the text")
+                if not moved and (slots[slot].dims or slots[slot].internal):
+                    raise RulecheckError(f"the text of action `{name}` shows `{{{slot}}}`, which is {'an array' if slots[slot].dims else 'internal'}", sloc, say, "a template shows `by`, parameters and the value of scalar, non-internal slots")
+        return tuple(Narration(when, say, sloc) for when, say, sloc in cases)
 
     def actor(self, scope: Scope, by: Any, loc: Loc, bindings: dict[str, Binding], name: str) -> tuple[str, Expr | None]:
         if by in ("chance", "rules"):
@@ -539,18 +633,69 @@ class ModelBuilder:
                 if key not in spec:
                     raise RulecheckError(f"clause `{cid}` is missing `{key}`", spec.loc, None, "a clause has `at` (where it is) and `says` (a short quote)")
             status = str(spec.get("status", "rule"))
-            if status not in ("rule", "out-of-scope"):
-                raise RulecheckError(f"clause `{cid}`: unknown status `{status}`", spec.value_loc("status"), status, "status is `out-of-scope` (with `why`) or absent")
+            if status not in CLAUSE_STATUSES:
+                raise RulecheckError(f"clause `{cid}`: unknown status `{status}`", spec.value_loc("status"), status, "status is `out-of-scope` (with `why`), `assumed` (settled by an assumption) or absent")
             if status == "out-of-scope" and not spec.get("why"):
                 raise RulecheckError(f"clause `{cid}` is out of scope but says not `why`", spec.loc, None, "add `why: ...`")
             out[cid] = Clause(cid, str(spec["at"]), str(spec["says"]), status, str(spec.get("why", "")), kloc)
         return out
+
+    # -- assumptions and display names ---------------------------------------------------
+    def assumptions(self, clauses: dict[str, Clause]) -> list[Assumption]:
+        raw = self.doc.get("assumptions")
+        if raw is None:
+            return []
+        if not isinstance(raw, YList):
+            raise RulecheckError("`assumptions` is a list of `{id, clauses, says, why}`", self.loc("assumptions"), repr(raw)[:60])
+        out: list[Assumption] = []
+        seen: dict[str, Loc] = {}
+        for i, item in enumerate(raw):
+            item = _mapping(item, raw.item_loc(i), "an assumption")
+            _keys(item, ASSUMPTION_KEYS, "an assumption")
+            for key in ("id", "clauses", "says", "why"):
+                if key not in item:
+                    raise RulecheckError(f"an assumption is missing `{key}`", item.loc, None, "an assumption has id, clauses, says and why (answers is optional)")
+            aid = str(item["id"])
+            if aid in seen:
+                raise RulecheckError(f"assumption `{aid}` is given twice (first at line {seen[aid].line})", item.value_loc("id"), aid)
+            seen[aid] = item.value_loc("id")
+            cited = _id_list(item["clauses"], item.value_loc("clauses"), f"assumption `{aid}`")
+            self.check_citations(cited, clauses, item.value_loc("clauses"))
+            answers = _id_list(item.get("answers", []), item.value_loc("answers"), f"`answers` of assumption `{aid}`")
+            out.append(Assumption(aid, cited, str(item["says"]).strip(), str(item["why"]).strip(), answers, item.loc))
+        return out
+
+    def display_names(self) -> None:
+        """`names: {domain: {member: "display name"}}`, beside names given in member lists."""
+        raw = self.doc.get("names")
+        if raw is None:
+            return
+        raw = _mapping(raw, self.loc("names"), "`names`")
+        for dname, members in raw.items():
+            dom = self.domain_ref(dname, raw.key_loc(dname))
+            members = _mapping(members, raw.value_loc(dname), f"`names` of `{dname}`")
+            for member, shown in members.items():
+                if not dom.contains(member):
+                    raise RulecheckError(f"`names`: `{member}` is not a member of {dname}", members.key_loc(member), str(member), did_you_mean(str(member), [str(v) for v in dom.values()]))
+                if not isinstance(shown, str):
+                    raise RulecheckError("a display name is a string", members.value_loc(member), repr(shown))
+                self.names.setdefault(dname, {})[str(member)] = shown
 
     @staticmethod
     def check_citations(cited: tuple[str, ...], clauses: dict[str, Clause], loc: Loc) -> None:
         for cid in cited:
             if cid not in clauses:
                 raise RulecheckError(f"unknown clause `{cid}`", loc, cid, did_you_mean(cid, clauses) or "add it to the model's clauses.yaml")
+
+
+def template_fields(template: str, loc: Loc) -> list[str]:
+    """The `{field}` names of a narrative template."""
+    import string
+
+    try:
+        return [field for _, field, _, _ in string.Formatter().parse(template) if field]
+    except ValueError as exc:
+        raise RulecheckError(f"a narrative template is malformed: {exc}", loc, template, "write `{{` for a literal brace") from None
 
 
 def _parse_target(target: str, loc: Loc) -> ast.AST:

@@ -12,23 +12,26 @@ import glob
 import os
 
 from checker.errors import Loc, RulecheckError
-from checker.lang.yamlsrc import YMap, load_yaml
+from checker.lang.yamlsrc import YList, YMap, load_yaml
 
 CLAUSE_FILE = "clauses.yaml"
+QUESTION_FILE = "questions.yaml"
+NOT_MODELS = {CLAUSE_FILE, QUESTION_FILE}
 
 # How a variant's section combines with its base's.
-FIELDWISE = {"constants", "readings"}  # entry by entry, and field by field inside an entry
+FIELDWISE = {"constants", "readings", "names"}  # entry by entry, and field by field inside an entry
 ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses"}  # entry by entry
+BY_ID = {"assumptions"}  # lists of entries with an `id`: same id replaces, new ids are added
 NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings"}
 
 
 def model_files(paths: list[str]) -> list[str]:
-    """The model files under the given paths (files or folders), sorted, clause files excluded."""
+    """The model files under the given paths (files or folders), sorted, clause and question files excluded."""
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
             candidates = glob.glob(os.path.join(path, "**", "*.yaml"), recursive=True)
-            found.extend(c for c in candidates if os.path.basename(c) != CLAUSE_FILE)
+            found.extend(c for c in candidates if os.path.basename(c) not in NOT_MODELS)
         elif os.path.isfile(path):
             found.append(path)
         else:
@@ -73,6 +76,8 @@ def merge(base: YMap, variant: YMap) -> YMap:
     for key, value in variant.items():
         if key in FIELDWISE | ENTRYWISE and isinstance(value, YMap) and isinstance(out.get(key), YMap):
             out[key] = _merge_entries(out[key], value, fieldwise=key in FIELDWISE)
+        elif key in BY_ID and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = _merge_by_id(out[key], value)
         else:
             out[key] = value
         out.key_locs[key] = variant.key_loc(key)
@@ -97,6 +102,24 @@ def _merge_entries(base: YMap, extra: YMap, fieldwise: bool) -> YMap:
             out[name] = value
         out.key_locs[name] = extra.key_loc(name)
         out.value_locs[name] = extra.value_loc(name)
+    return out
+
+
+def _merge_by_id(base: list, extra: list) -> list:
+    """The base's entries with the variant's merged in by `id` (a YList keeps item locations)."""
+    items = list(zip(base, (base.item_loc(i) for i in range(len(base))))) if isinstance(base, YList) else [(b, None) for b in base]
+    index = {item.get("id"): n for n, (item, _) in enumerate(items) if isinstance(item, dict)}
+    for i, item in enumerate(extra):
+        entry = (item, extra.item_loc(i) if isinstance(extra, YList) else None)
+        key = item.get("id") if isinstance(item, dict) else None
+        if key is not None and key in index:
+            items[index[key]] = entry
+        else:
+            index[key] = len(items)
+            items.append(entry)
+    out = YList(item for item, _ in items)
+    out.loc = getattr(extra, "loc", None)
+    out.item_locs = [loc or out.loc for _, loc in items]
     return out
 
 

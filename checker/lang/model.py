@@ -17,6 +17,12 @@ class Slot:
     elem: ElemType
     dims: tuple[Domain, ...]
     loc: Loc
+    label: str = ""  # the players' words for it, used by narratives
+    internal: bool = False  # bookkeeping of the model: kept in traces for replay, never shown
+
+    @property
+    def shown_name(self) -> str:
+        return self.label or self.name
 
     def elements(self) -> list[tuple]:
         """Every index tuple of this slot, row-major (a scalar has the single index ())."""
@@ -54,6 +60,50 @@ class Reading:
     options: dict[str, str]
     default: str
     loc: Loc
+    answers: tuple[str, ...] = ()  # review questions this reading answers
+
+
+@dataclass
+class Assumption:
+    """A choice the model makes where the text is silent, recorded so a designer can disagree."""
+
+    id: str
+    clauses: tuple[str, ...]
+    says: str
+    why: str
+    answers: tuple[str, ...]
+    loc: Loc
+
+
+@dataclass
+class Question:
+    """A review question about the rule text (models/<game>/questions.yaml)."""
+
+    id: str
+    clauses: tuple[str, ...]
+    kind: str
+    raised_by: str
+    question: str
+    out_of_scope: str  # the reason, when the question is outside what the model answers
+    loc: Loc
+
+
+@dataclass
+class Citation:
+    """Clauses an action cites only when `when` holds in the state it fires from (its branch)."""
+
+    when: Expr
+    rule: tuple[str, ...]
+    loc: Loc
+
+
+@dataclass
+class Narration:
+    """One narrative template of an action; `when` (None: always) picks it, first match wins."""
+
+    when: Expr | None
+    say: str
+    loc: Loc
 
 
 @dataclass
@@ -80,10 +130,17 @@ class Action:
     guard: Expr
     weight: Expr | None
     assigns: tuple[Assign, ...]
-    rule: tuple[str, ...]
+    rule: tuple[str, ...]  # cited whenever the action fires
     only: dict[str, tuple[str, ...]]
-    text: str
+    narrations: tuple[Narration, ...]
     loc: Loc
+    cite: tuple[Citation, ...] = ()  # cited only when their condition holds
+    assumes: tuple[str, ...] = ()  # ids of the model's assumptions the action rests on (no sentence of the text does)
+
+    @property
+    def all_clauses(self) -> tuple[str, ...]:
+        """Every clause the action may cite, unconditional ones first."""
+        return tuple(dict.fromkeys([*self.rule, *(cid for c in self.cite for cid in c.rule)]))
 
     def param_bindings(self) -> list[dict[str, Any]]:
         names = [n for n, _ in self.params]
@@ -103,7 +160,7 @@ class Clause:
     id: str
     at: str
     says: str
-    status: str  # "rule" | "out-of-scope"
+    status: str  # "rule" | "out-of-scope" | "assumed"
     why: str
     loc: Loc
 
@@ -127,6 +184,13 @@ class Model:
     actions: dict[str, Action]
     clauses: dict[str, Clause]
     scope: Any = field(repr=False, default=None)  # the typecheck.Scope, for properties
+    assumptions: list[Assumption] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+    names: dict[str, dict[str, str]] = field(default_factory=dict)  # domain -> member -> display name
+
+    def display(self, domain: str, member: Any) -> str:
+        """A member's display name (its own name when it has none)."""
+        return self.names.get(domain, {}).get(str(member), str(member))
 
     @property
     def folder(self) -> str:
