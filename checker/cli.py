@@ -1,8 +1,10 @@
 """The `rulecheck` command line.
 
-Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid);
-1 when some result does not; 2 for a usage or model error (one located message, no traceback
-unless --debug); 3 for an internal error such as a trace the interpreter does not reproduce.
+Exit status: 0 when every result matches its `expect` (or, for lint, every model is valid; for
+verify, every trace is confirmed); 1 when some result does not (or a saved trace is stale); 2 for
+a usage or model error, including a modelling error met while running a model (one located
+message, no traceback unless --debug); 3 for an internal error (one line; --debug for the
+traceback).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,7 +21,8 @@ import click
 from rich.console import Console
 
 from checker.engines.explicit import Budget, Progress
-from checker.errors import RulecheckError
+from checker.errors import ModellingError, RulecheckError
+from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
 DEFAULT_MODELS = "models"
@@ -41,14 +45,39 @@ def guarded(command: Callable) -> Callable:
                 raise
             click.echo(exc.render(), err=True)
             sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted (Ctrl-C): the run stopped before finishing", err=True)
+            sys.exit(130)
+        except ModellingError as exc:  # met outside exploration: initial values, init_where
+            if debug:
+                raise
+            click.echo(exc.located(), err=True)
+            sys.exit(2)
         except ReplayMismatch as exc:
             if debug:
                 raise
             click.echo(f"internal error: an engine produced a trace the reference interpreter does not reproduce: {exc}", err=True)
             click.echo("This is a bug in rulecheck, not in your model; nothing was written. Re-run with --debug for a traceback.", err=True)
             sys.exit(3)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the one place every other failure ends
+            if debug:
+                raise
+            click.echo(f"internal error: {internal_error_message(exc)} (a bug in rulecheck; re-run with --debug for a traceback)", err=True)
+            sys.exit(3)
 
     return wrapper
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """One line naming an unexpected exception and where it was raised."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    text = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}{where}" + (f": {text}" if text else "")
 
 
 def _default_paths(paths: tuple[str, ...]) -> list[str]:
@@ -74,6 +103,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 @click.version_option(package_name="rulecheck")
 def main(debug: bool) -> None:
     """rulecheck: a rules model checker for tabletop games."""
+    allow_deep_expressions()
 
 
 @main.command()
@@ -139,18 +169,20 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
 @click.option("--free-constants", is_flag=True, help="Symbolic engine: leave scalar constants free within their declared ranges (a counterexample names the values).")
 @click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
-@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change.")
+@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "pairs", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["summary", "table", "json"]), default="summary", show_default=True, help="summary: a line per game and the unexpected results; table: every result.")
+@click.option("--verbose", "-v", is_flag=True, help="Print the full table of results (same as --format table).")
 @click.option("--out", default="counterexamples", show_default=True, type=click.Path(), help="Where traces are written.")
 @click.option("--no-write", is_flag=True, help="Do not write traces.")
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
+@click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (compiled with numba), python (the reference), auto (native when installed).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -158,10 +190,13 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
+    from checker.report.summary import print_summary
     from checker.report.table import print_results
 
+    started = time.monotonic()
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
+    options.backend = _backend(backend)
     if free_constants or free_readings:
         if engine == "explicit":
             raise RulecheckError("--free-constants and --free-readings need --engine symbolic (or auto)")
@@ -174,11 +209,60 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         write_evidence(results, out, itf=itf, prune=full_run)
         if full_run:
             write_errata(results, errata_dir)
+    found = _interactions(results) if readings_mode == "pairs" else []
     if fmt == "json":
-        click.echo(json.dumps(results_json(results), indent=2, default=str))
-    else:
+        doc = results_json(results)
+        if readings_mode == "pairs":
+            doc["interactions"] = [i.to_json() for i in found]
+        click.echo(json.dumps(doc, indent=2, default=str))
+    elif fmt == "table" or verbose:
         print_results(results, _console())
+    else:
+        print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
+    for interaction in found if fmt != "json" else []:
+        click.echo(interaction.describe())
+    failures = modelling_errors(results, None if no_write else out)
+    if failures:
+        click.echo("\n".join(failures), err=True)
+        sys.exit(2)
     sys.exit(0 if all(r.matches for r in results) else 1)
+
+
+def _interactions(results: list) -> list:
+    from checker.analysis.interactions import interactions
+
+    return interactions(results)
+
+
+def modelling_errors(results: list, out: str | None) -> list[str]:
+    """One located message per distinct modelling error the checks ran into: where it is
+    written, the action and parameters being tried, and the play that reaches it."""
+    from checker.report.evidence_files import evidence_path
+
+    seen: set[tuple[str, str]] = set()
+    lines: list[str] = []
+    for result in results:
+        error = result.trace.error if result.trace is not None else None
+        if error is None or (error.message, str(error.loc)) in seen:
+            continue
+        seen.add((error.message, str(error.loc)))
+        lines.append(error.located())
+        steps = [f"{s.action}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in result.trace.steps]
+        shown = " -> ".join(steps[:12]) + (f" -> ... ({len(steps)} steps)" if len(steps) > 12 else "")
+        lines.append(f"  reached by: {shown or 'the initial state'} [{result.model.folder}/{result.model.id}, readings {result.reading_label}]")
+        if out is not None:
+            lines.append(f"  trace: {evidence_path(out, result)} (rulecheck explain narrates it)")
+    return lines
+
+
+def _backend(backend: str) -> str:
+    """--backend native is refused when the native back-end is not installed."""
+    from checker.engines.native import unavailable_reason
+
+    reason = unavailable_reason() if backend == "native" else None
+    if reason is not None:
+        raise RulecheckError(f"--backend native: {reason}")
+    return backend
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):
@@ -220,6 +304,100 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
 
 
 @main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--max-states", type=click.IntRange(min=1), default=500_000, show_default=True, help="States per exploration (divergence search and each option's graph).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=300.0, show_default=True, help="Seconds per exploration.")
+@click.option("--games", type=click.IntRange(min=1), default=2000, show_default=True, help="Seeded random games per configuration when its state space exceeds the budget.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--pairs", is_flag=True, help="Also every pair of deviations of readings that share a clause or a slot, and their interactions.")
+@click.option("--between", "between", multiple=True, metavar="NAME=OPTION", help="Only the divergence scenario between the default combination and this one (repeat for several readings).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True, help="markdown: the Readings section of each game's errata page.")
+@guarded
+def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int, seed: int, pairs: bool, between: tuple[str, ...], fmt: str) -> None:
+    """What each reading changes: divergence scenario, outcome impact and class, per model.
+
+    For every reading option other than the default: the shortest play legal under both after
+    which they differ, the reachable outcomes, can-end, longest game, outcome probabilities
+    (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
+    sides, and the class: game-breaking, outcome-changing, rules-visible or moot."""
+    from checker.analysis.impact import Settings, analyse_model
+    from checker.report.impact_json import impacts_json
+    from checker.report.reading_impact import readings_section
+    from checker.runner import load_games
+
+    settings = Settings(max_states, timeout, games, seed, pairs)
+    if between:
+        _print_divergences(_default_paths(paths), _pairs(between, "--between"), settings, fmt)
+        return
+    results = []
+    for game in load_games(_default_paths(paths)):
+        for model in game.models:
+            if not model.abstract:
+                results.append(analyse_model(model, settings))
+    if fmt == "json":
+        click.echo(json.dumps(impacts_json(results), indent=2, default=str))
+        return
+    if fmt == "markdown":
+        for folder in dict.fromkeys(r.model.folder for r in results):
+            mine = [r for r in results if r.model.folder == folder]
+            click.echo(f"## Readings: {mine[0].model.game}\n")
+            click.echo("\n".join(readings_section([r.model for r in mine], [], mine)))
+        return
+    _print_impacts(results)
+
+
+def _print_divergences(paths: list[str], chosen: dict[str, str], settings, fmt: str) -> None:
+    """`readings --between`: the divergence scenario between the default combination and the
+    chosen options, for every model that has all the readings named."""
+    from checker.analysis.divergence import find_divergence
+    from checker.report.impact_json import divergence_json
+    from checker.report.reading_impact import scenario_lines
+    from checker.runner import load_games, reading_configs
+
+    out = []
+    for game in load_games(paths):
+        for model in game.models:
+            if model.abstract or not set(chosen) <= set(model.readings):
+                continue
+            for name, option in chosen.items():
+                if option not in model.readings[name].options:
+                    raise RulecheckError(f"--between {name}={option}: `{option}` is not an option of `{name}` (options: {', '.join(model.readings[name].options)})")
+            target = reading_configs(model, "default", chosen, {})[0]
+            found = find_divergence(model, model.default_config(), target, settings.max_states, settings.timeout)
+            out.append((model, found))
+    if not out:
+        raise RulecheckError(f"--between: no model has the readings {', '.join(sorted(chosen))}")
+    if fmt == "json":
+        click.echo(json.dumps({"format": "rulecheck-divergences", "version": 1, "divergences": [{"game": m.folder, "variant": m.id, **divergence_json(d)} for m, d in out]}, indent=2, default=str))
+        return
+    for model, found in out:
+        click.echo(f"## {model.folder}/{model.id}: default against {found.alternative.reading_label(model)}\n")
+        click.echo("\n".join(scenario_lines(found)))
+
+
+def _print_impacts(results: list) -> None:
+    from rich.table import Table
+
+    table = Table(title="rulecheck readings", header_style="bold")
+    for column in ("game", "model", "reading", "option", "class", "divergence", "why"):
+        table.add_column(column)
+    for result in results:
+        for reading in result.readings:
+            for option in reading.options:
+                div = option.divergence
+                where = f"after {div.steps} step(s): {div.kind}" if div is not None and div.found else "none"
+                table.add_row(result.model.folder, result.model.id, reading.reading.name, option.option, option.classification, where, "; ".join(option.reasons))
+    console = _console()
+    console.print(table)
+    for result in results:
+        for pair in result.pairs:
+            if pair.interacts:
+                names = " + ".join(f"{n}={o}" for n, o in pair.options)
+                console.print(f"{result.model.folder}/{result.model.id}: {names} interact: together {sorted(pair.effect) or 'no change'}, separately {sorted(pair.union) or 'no change'}")
+        console.print(f"{result.model.folder}/{result.model.id}: {result.seconds:.1f} CPU s")
+
+
+@main.command()
 @click.argument("model_path", type=click.Path())
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same games.")
@@ -236,9 +414,10 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     from checker.engines.simulate import simulate as run_games
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
-    from checker.runner import parse_constants, reading_configs
+    from checker.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
 
     model = load_model(model_path)
+    check_selection([GameModels(model.folder, [model], [])], CheckOptions(pinned=_pairs(pinned, "--reading"), constants=_pairs(constants, "--set")))
     config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
     report = run_games(CompiledModel(model, config), games, seed, max_steps)
     console = _console()
@@ -290,12 +469,48 @@ class _progress_display:
 
 @main.command()
 @click.argument("trace_file", type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the trace's model is found (models/<game>/).")
 @guarded
-def explain(trace_file: str) -> None:
-    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/)."""
+def explain(trace_file: str, models_dir: str) -> None:
+    """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/),
+    after checking that the current model still produces it (exit 1 if not)."""
+    from checker.errors import warn
     from checker.trace_io import load_trace_narrative
+    from checker.verify import NoModelFolder, StaleTrace, verify_trace
 
+    try:
+        verify_trace(trace_file, models_dir)
+    except NoModelFolder as exc:
+        warn(f"not verified against a model: {exc.message}", exc.loc)
+    except StaleTrace as exc:
+        click.echo(f"{trace_file}: stale or edited trace: {exc}", err=True)
+        click.echo("Re-run `rulecheck check` to regenerate the evidence.", err=True)
+        sys.exit(1)
     click.echo(load_trace_narrative(trace_file))
+
+
+@main.command()
+@click.argument("traces", nargs=-1, type=click.Path())
+@click.option("--models-dir", default=DEFAULT_MODELS, show_default=True, type=click.Path(), help="Where the traces' models are found (models/<game>/).")
+@guarded
+def verify(traces: tuple[str, ...], models_dir: str) -> None:
+    """Re-check saved traces (default: every trace under counterexamples/) against the current
+    models: replay every step and confirm what the property's kind claims. Exit 1 if any
+    trace is stale or edited, 2 if a file is not a readable trace."""
+    from checker.verify import StaleTrace, trace_files, verify_trace
+
+    files = trace_files(list(traces) or ["counterexamples"])
+    if not files:
+        raise RulecheckError("no trace files to verify", hint="name .json trace files or folders")
+    stale = 0
+    for path in files:
+        try:
+            click.echo(f"{path}: {verify_trace(path, models_dir)}")
+        except StaleTrace as exc:
+            stale += 1
+            click.echo(f"{path}: stale or edited trace: {exc}", err=True)
+    click.echo(f"{len(files)} trace(s), {len(files) - stale} confirmed, {stale} stale or edited")
+    sys.exit(1 if stale else 0)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ prints it and exits with status 2; tracebacks appear only with --debug.
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -58,17 +59,37 @@ class RulecheckError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def __reduce__(self) -> tuple:
+        # keep the location and hint when the error crosses from a worker process
+        return (type(self), (self.message, self.loc, self.text, self.hint))
+
 
 class ModellingError(Exception):
     """A run-time fault of the model itself: a write outside a slot's range, a division by
     zero, an index outside its domain. The engine reports it with the trace that reached it."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, loc: Loc | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.loc = loc  # where the failing expression or assignment is written
+        self.action: str | None = None  # the action being tried, with its parameters
+        self.params: dict[str, object] = {}
+
+    def located(self) -> str:
+        """`file:line:col: error: ...` naming the action and its parameters when known."""
+        where = f"{self.loc}: " if self.loc else ""
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        doing = f" (while trying action `{self.action}`{f' with {params}' if params else ''})" if self.action else ""
+        return f"{where}error: modelling error: {self.message}{doing}"
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None when nothing is close."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+def warn(message: str, loc: Loc | None = None) -> None:
+    """A located warning on stderr: something accepted that is probably not what was meant."""
+    where = f"{loc}: " if loc else ""
+    print(f"{where}warning: {message}", file=sys.stderr)

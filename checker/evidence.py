@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.errors import ModellingError
-from checker.lang.interp import Interpreter, State
+from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
@@ -47,6 +47,23 @@ def build_trace(
     return trace
 
 
+def reaches_terminal(interp: Interpreter, start: State) -> bool:
+    """Whether some play from `start` reaches a terminal state: the whole closed set of states
+    reachable from it is explored, so a `False` is the proof that the game cannot end."""
+    seen = {freeze(start)}
+    stack = [start]
+    while stack:
+        state = stack.pop()
+        if interp.terminal(state):
+            return True
+        for move in interp.transitions(state):
+            key = freeze(move.post)
+            if key not in seen:
+                seen.add(key)
+                stack.append(move.post)
+    return False
+
+
 def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actions: tuple[tuple[str, dict[str, Any]], ...]) -> None:
     """Check, in the interpreter, that the trace's last situation really breaks the property."""
     states = trace.states()
@@ -64,15 +81,21 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         for expr in exprs:
             try:
                 interp.eval(expr, last, params, old=old)
-            except ModellingError:
+            except ModellingError as exc:
+                trace.error = exc
                 return
         raise ReplayMismatch(f"{prop.id}: the property's expression evaluates without error in the interpreter")
     if trace.shape == "error":
         try:
             interp.transitions(last)
-        except ModellingError:
+        except ModellingError as exc:
+            trace.error = exc
             return
         raise ReplayMismatch(f"{prop.id}: the modelling error does not recur in the interpreter")
+    if trace.shape == "lasso":
+        # the loop must have at least one step: a "loop" starting at the last state is no loop
+        loop = trace.loop_start
+        require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
     if kind == "invariant":
         require(not interp.eval(prop.expr, last), "a state where the invariant is false")
     elif kind in ("unreachable", "reachable"):
@@ -97,6 +120,11 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")
     elif kind == "terminates":
         require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
+    elif kind == "value":
+        ends = interp.terminal(last) or not interp.transitions(last)
+        require(ends or (trace.loop_start is not None and states[trace.loop_start] == last), "a line of play that ends or returns to an earlier state")
+    elif kind == "can-end":
+        require(not reaches_terminal(interp, last), "a state from which no play reaches a terminal state")
     elif kind == "leads-to":
         # some state where `from` holds, after which (and round the loop) `to` never holds; it
         # need not be the first state where `from` holds (`to` may hold at an earlier one)

@@ -7,6 +7,7 @@ expressions are type-checked against each model separately, since variants may d
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from checker.errors import Loc, RulecheckError, did_you_mean
@@ -26,10 +27,14 @@ KINDS = {
     "deadlock-free": set(),
     "deterministic": set(),
     "coverage": set(),
+    "can-end": set(),
+    "value": {"value"},
 }
 GENERIC = ("deadlock-free", "deterministic", "coverage")
-OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "finding", "clarify", "answers"}
+OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers", "chance"}
+MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
+PROPERTY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]*")  # ids name trace files: no `/`, `.` or whitespace
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,6 @@ class Property:
     within: int | None = None
     depth: int | None = None
     generic_default: bool = False
-    finding: str = ""  # for the errata: what a failure means, in the rule text's terms
-    clarify: str = ""  # for the errata: the proposed clarification
     answers: tuple[str, ...] = ()  # review questions (questions.yaml) whose answer this property's result gives
 
     def applies_to(self, model: Model) -> bool:
@@ -79,6 +82,8 @@ class BoundProperty:
     source: Expr | None = None  # leads-to: from
     target: Expr | None = None  # leads-to: to
     measure: Expr | None = None
+    value: str | float | None = None  # value: the expected game value (an outcome or side, or a number)
+    chance: str = "adversary"  # value: chance as `adversary` (of the first side) or `expectation`
 
     @property
     def id(self) -> str:
@@ -104,8 +109,8 @@ def load_suite(path: str) -> list[Property]:
     if not isinstance(doc, YMap) or "properties" not in doc:
         raise RulecheckError("a property suite is a mapping with `properties:` (a list)", Loc(path, 1, 1))
     for key in doc:
-        if key not in ("game", "properties"):
-            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game` and `properties`")
+        if key not in ("game", "properties", "findings"):
+            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties` and `findings`")
     items = doc["properties"]
     if not isinstance(items, YList):
         raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))
@@ -126,17 +131,21 @@ def parse_property(item: object, loc: Loc) -> Property:
     for key in ("id", "kind"):
         if key not in item:
             raise RulecheckError(f"property is missing `{key}`", item.loc, None, "every property has an id and a kind")
+    if not isinstance(item["id"], str) or not PROPERTY_ID.fullmatch(item["id"]):
+        raise RulecheckError("a property `id` is a name: letters, digits, `_` and `-` (it names trace files)", item.value_loc("id"), repr(item["id"]))
     kind = item["kind"]
     if kind not in KINDS:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
     allowed = OPTIONAL | KINDS[kind]
     for key in item:
+        if key in MOVED_TO_FINDINGS:
+            raise RulecheckError(f"`{key}` is no longer a property key", item.key_loc(key), str(key), "write the problem as an entry of the suite's `findings:` (title, class, scenario, proposed, properties)")
         if key not in allowed:
             raise RulecheckError(f"unknown key `{key}` for a `{kind}` property", item.key_loc(key), str(key), did_you_mean(str(key), allowed))
     for key in KINDS[kind]:
         if key not in item:
             raise RulecheckError(f"a `{kind}` property needs `{key}`", item.loc, None)
-    texts = {key: (item[key], item.value_loc(key)) for key in ("expr", "action", "from", "to", "measure") if key in item}
+    texts = {key: (item[key], item.value_loc(key)) for key in ("expr", "action", "from", "to", "measure", "value", "chance") if key in item}
     clauses = item.get("clauses", [])
     clauses = (clauses,) if isinstance(clauses, str) else tuple(clauses)
     variants = item.get("variants")
@@ -146,7 +155,6 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
-        finding=str(item.get("finding", "")).strip(), clarify=str(item.get("clarify", "")).strip(),
         answers=_answers(item),
     )
 
@@ -227,7 +235,34 @@ def bind(prop: Property, model: Model) -> BoundProperty:
         bound.target = check_expr(scope, *prop.texts["to"], BOOL)
     if "measure" in prop.texts:
         bound.measure = check_expr(scope, *prop.texts["measure"], INT)
+    if prop.kind == "value":
+        bind_value(prop, model, bound)
+    elif "chance" in prop.texts:
+        raise RulecheckError("`chance` belongs to a `value` property", prop.texts["chance"][1], str(prop.texts["chance"][0]))
     return bound
+
+
+def bind_value(prop: Property, model: Model, bound: BoundProperty) -> None:
+    """Check a `value` property's `value` and `chance` against the model (two sides, an outcome)."""
+    chance, chance_loc = prop.texts.get("chance", ("adversary", prop.loc))
+    if chance not in ("adversary", "expectation"):
+        raise RulecheckError(f"`chance` is `adversary` or `expectation`, found `{chance}`", chance_loc, str(chance))
+    bound.chance = str(chance)
+    players = model.domains["player"].members if "player" in model.domains else ()
+    if len(players) != 2 or model.outcome is None:
+        raise RulecheckError(f"a `value` property needs a model with two `players` and an `outcome` (model `{model.id}`)", prop.loc, prop.id)
+    raw, loc = prop.texts["value"]
+    if bound.chance == "expectation":
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 1:
+            raise RulecheckError("with `chance: expectation`, `value` is the first side's expected score, a number from 0 to 1", loc, repr(raw), "win 1, loss 0, anything else 1/2")
+        bound.value = float(raw)
+        return
+    names = set(players) | {"endless"}
+    if model.outcome.type.kind == "enum":
+        names |= set(model.scope.domain_of(model.outcome.type).members)
+    if not isinstance(raw, str) or raw not in names:
+        raise RulecheckError(f"`value` is a side, an outcome or `endless`, found `{raw}`", loc, str(raw), did_you_mean(str(raw), names) or f"one of: {', '.join(sorted(names))}")
+    bound.value = raw
 
 
 def properties_for(model: Model, suite: list[Property]) -> list[Property]:

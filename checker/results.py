@@ -34,7 +34,14 @@ class Result:
 
     @property
     def matches(self) -> bool:
-        return self.status == self.expected
+        """The verdict is the expected one. A `holds` that is only bounded (time or depth ran
+        out before a proof) matches `holds` only when the property itself asks for that bound
+        (its own `depth`, reached in full): an unfinished check never passes."""
+        if self.status != self.expected:
+            return False
+        if self.status == "holds" and not self.proof:
+            return self.prop.depth is not None and self.depth >= self.prop.depth and "timeout" not in self.bound
+        return True
 
     @property
     def verdict_text(self) -> str:

@@ -7,19 +7,23 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.engines.explicit import Budget, Finding, Progress, decide, explore
-from checker.errors import RulecheckError, did_you_mean
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.engines.native import explore_and_decide
+from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace
+from checker.findings import SuiteFinding, check_finding_names, load_findings
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
-from checker.properties import BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
+from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
+from checker.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
 ENGINES = ("explicit", "symbolic", "auto")
@@ -29,7 +33,7 @@ ENGINES = ("explicit", "symbolic", "auto")
 class CheckOptions:
     engine: str = "explicit"
     budget: Budget = field(default_factory=Budget)
-    readings: str = "deviations"  # deviations | all | default
+    readings: str = "deviations"  # deviations | pairs | all | default
     pinned: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
@@ -37,6 +41,7 @@ class CheckOptions:
     free_constants: bool = False  # symbolic: scalar constants free within their declared ranges
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations
+    backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
 
@@ -48,6 +53,7 @@ class GameModels:
     folder: str
     models: list[Model]
     suite: list[Property]
+    findings: list[SuiteFinding] = field(default_factory=list)
 
 
 def load_games(paths: list[str]) -> list[GameModels]:
@@ -58,6 +64,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
     import os
 
     requested = model_files(paths)
+    if not requested:
+        raise RulecheckError(f"no model files (*.yaml) under {', '.join(paths)}", hint="models live in models/<game>/<model>.yaml")
     folders: dict[str, list[str]] = {}
     for path in requested:
         folders.setdefault(os.path.dirname(path), []).append(path)
@@ -66,7 +74,10 @@ def load_games(paths: list[str]) -> list[GameModels]:
         everything = [load_model(path) for path in model_files([folder])] if folder else []
         models = [m for m in everything if os.path.normpath(m.path) in {os.path.normpath(w) for w in wanted}]
         models = models or [load_model(path) for path in wanted]
-        suite = load_suite(suite_path(models[0].path))
+        path = suite_path(models[0].path)
+        if not os.path.isfile(path):
+            warn(f"no property suite {os.path.relpath(path)}: only the generic properties are checked", Loc(models[0].path, 1, 1))
+        suite = load_suite(path)
         known = {m.id for m in everything} | {m.id for m in models}
         for prop in suite:
             for variant in prop.variants or ():
@@ -76,12 +87,39 @@ def load_games(paths: list[str]) -> list[GameModels]:
             for model in everything or models:
                 if prop.applies_to(model):
                     bind(prop, model)
-        games.append(GameModels(models[0].folder, models, suite))
+        findings = load_findings(suite_path(models[0].path))
+        property_ids = {p.id for p in suite} | set(GENERIC)
+        for finding in findings:
+            check_finding_names(finding, property_ids, everything or models)
+        games.append(GameModels(models[0].folder, models, suite, findings))
     return games
 
 
+def check_selection(games: list[GameModels], options: CheckOptions) -> None:
+    """Every `--reading`, `--set` and `--property` must name something in the models checked:
+    a misspelt name would otherwise check nothing, or the wrong thing, and pass."""
+    models = [m for g in games for m in g.models if not m.abstract]
+    if not models:
+        raise RulecheckError("no models to check (every model found is abstract)")
+    readings = {name for m in models for name in m.readings}
+    for name in options.pinned:
+        if name not in readings:
+            raise RulecheckError(f"--reading {name}=...: no model checked has a reading `{name}`", hint=did_you_mean(name, readings) or f"readings: {', '.join(sorted(readings)) or 'none'}")
+    constants = {name for m in models for name in m.constants}
+    for target in options.constants:
+        name = target.partition("[")[0]
+        if name not in constants:
+            raise RulecheckError(f"--set {target}=...: no model checked has a constant `{name}`", hint=did_you_mean(name, constants) or f"constants: {', '.join(sorted(constants)) or 'none'}")
+    if options.only_properties:
+        ids = {p.id for m in models for g in games if m in g.models for p in properties_for(m, g.suite)}
+        for pid in sorted(options.only_properties):
+            if pid not in ids:
+                raise RulecheckError(f"--property {pid}: no model checked has a property `{pid}`", hint=did_you_mean(pid, ids) or f"properties: {', '.join(sorted(ids))}")
+
+
 def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
-    """The reading combinations to check: the default and each single deviation, or all."""
+    """The reading combinations to check: the default and each single deviation (with `pairs`,
+    also each pair of deviations of readings that share a clause or a slot), or all."""
     for name, option in pinned.items():
         if name not in model.readings:
             continue
@@ -99,6 +137,15 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
         for option in reading.options:
             if option != base.readings[reading.name]:
                 configs.append(base.with_readings({reading.name: option}))
+    if mode == "pairs":
+        from checker.analysis.footprint import related_pairs
+
+        names = {r.name for r in free}
+        for a, b in related_pairs(model):
+            if a in names and b in names:
+                for oa, ob in itertools.product(model.readings[a].options, model.readings[b].options):
+                    if oa != base.readings[a] and ob != base.readings[b]:
+                        configs.append(base.with_readings({a: oa, b: ob}))
     return configs
 
 
@@ -164,6 +211,7 @@ class Job:
     budget: Budget
     depth: int
     free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
+    backend: str = "auto"
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -178,15 +226,19 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free) for configs in groups.values()]
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1])
+    allow_deep_expressions()  # also in worker processes
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
     for position, config in others:
+        if exploration is None:  # no exploration to share (the budget ran out before it)
+            out.append((position, _check_config(job.model, config, job.props, options)[0]))
+            continue
         # The options that differ are read by nothing: the exploration is the same one.
         exp, findings = exploration
         out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
@@ -225,16 +277,33 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
 def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], tuple | None]:
     """check_config, also returning the explicit exploration and findings (None for the
     symbolic engine) so that an equivalent configuration can reuse them."""
-    if options.engine == "symbolic":
+    if options.engine == "symbolic" or (options.engine == "auto" and _leaves_free(model, options)):
+        # an explicit exploration covers one deck and one reading combination; left free, only
+        # the symbolic engine answers for all of them
         from checker.engines.symbolic import check_symbolic
 
         return check_symbolic(model, config, props, options), None
-    compiled = CompiledModel(model, config)
+    started = time.perf_counter()
+    try:
+        compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+    except OutOfBudget as exc:
+        if options.engine == "auto":
+            from checker.engines.symbolic import check_symbolic
+
+            return check_symbolic(model, config, props, options), None
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
+    except MemoryError:
+        return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
+    if not compiled.initial:
+        raise no_initial_state(model, config)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
-    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
-    exp, found = explore(compiled, props, options.budget, progress, need_graph)
-    findings = decide(exp, props, found)
+    need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
+    remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
+    try:
+        exp, findings = explore_and_decide(compiled, props, remaining, progress, need_graph, options.backend)
+    except OutOfBudget as exc:  # compiling a property's expression ran out
+        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
     if options.engine == "auto" and not exp.complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
@@ -244,6 +313,30 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
             again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, (exp, findings)
+
+
+def _leaves_free(model: Model, options: CheckOptions) -> bool:
+    """The options leave something of this model free (a ranged constant or a reading)."""
+    from checker.engines.symbolic import free_constant_names
+
+    return bool(free_constant_names(model, options.free_constants)) or (bool(options.free_readings) and bool(model.readings))
+
+
+def unexplored_result(model: Model, config: Config, prop: BoundProperty, reason: str) -> Result:
+    """`undecided`: the budget ran out before exploration could start."""
+    return Result(
+        model=model, prop=prop.prop, config=config, status="undecided", engine="explicit", bound=reason,
+        expected=prop.prop.expect.verdict(model, config), detail=reason,
+    )
+
+
+def no_initial_state(model: Model, config: Config) -> RulecheckError:
+    """No state satisfies `init` and `init_where`: every invariant would hold of nothing."""
+    loc = model.init_where[0].loc if model.init_where and model.init_where[0].loc else Loc(model.path, 1, 1)
+    return RulecheckError(
+        f"model `{model.id}` has no initial state (readings {config.reading_label(model)}): `init` and `init_where` exclude every choice",
+        loc, hint="every property would hold of an empty game; relax `init_where` or the initial choices",
+    )
 
 
 def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
@@ -258,19 +351,21 @@ def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: 
         expected=expected, states=len(exp.states), transitions=exp.transitions, depth=exp.depth,
         seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
     )
-    if finding.path and finding.status in ("fails", "error"):
+    if finding.path and (finding.status in ("fails", "error") or finding.shape == "strategy"):
         states = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
         last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
         branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
         result.trace = build_trace(model, config, prop, states, finding.shape, finding.note, finding.loop_start, last_action, branches)
-        if finding.status == "error":
+        if finding.status == "error" or finding.shape == "strategy":
             result.detail = finding.detail
     return result
 
 
 def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
     jobs: list[Job] = []
-    for game in load_games(paths):
+    games = load_games(paths)
+    check_selection(games, options)
+    for game in games:
         for model in game.models:
             if not model.abstract:
                 jobs.extend(plan_model(model, game.suite, options))

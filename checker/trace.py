@@ -59,6 +59,7 @@ class Trace:
     note: str = ""
     branches: list[Step] = field(default_factory=list)  # deterministic: the disagreeing moves
     outcome: Any = None
+    error: Exception | None = None  # shapes error/property-error: the modelling error, as replayed
     display: dict[str, Any] = field(default_factory=dict)  # how to show slots and values (see display_info)
 
     def states(self) -> list[State]:

@@ -1,27 +1,47 @@
-"""Reading saved traces back (for `rulecheck explain`)."""
+"""Reading saved traces back (for `rulecheck explain`): evidence files and bare traces."""
 
 from __future__ import annotations
 
 import json
 
 from checker.errors import Loc, RulecheckError
+from checker.lang.yamlsrc import read_text
+from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, clause_quotes, trace_document
 from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative
 
 
 def load_trace(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
-    except OSError as exc:
-        raise RulecheckError(f"cannot read trace: {exc.strerror}", Loc(path, 1, 1)) from None
-    except json.JSONDecodeError as exc:
-        raise RulecheckError(f"not a JSON file: {exc.msg}", Loc(path, exc.lineno, exc.colno)) from None
+    """The trace in a file, in the trace format (an evidence file's trace is unpacked)."""
+    doc = _load_json(path)
+    if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
+        _check_version(path, doc, EVIDENCE_VERSION)
+        return trace_document(doc, clause_quotes(path))
     if not isinstance(doc, dict) or doc.get("format") != TRACE_FORMAT:
-        raise RulecheckError("not a rulecheck trace (no `format: rulecheck-trace`)", Loc(path, 1, 1), hint="explain reads the .json files rulecheck writes to counterexamples/")
-    if doc.get("version") != TRACE_VERSION:
-        raise RulecheckError(f"trace format version {doc.get('version')} is not supported (this rulecheck reads version {TRACE_VERSION})", Loc(path, 1, 1))
+        raise RulecheckError("not a rulecheck trace (no `format: rulecheck-evidence` or `rulecheck-trace`)", Loc(path, 1, 1), hint="explain reads the .json files rulecheck writes to counterexamples/")
+    _check_version(path, doc, TRACE_VERSION)
     return doc
 
 
+def _load_json(path: str) -> object:
+    text = read_text(path, "trace")  # refuses binary, non-UTF-8 and oversized files, located
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RulecheckError(f"not a JSON file: {exc.msg}", Loc(path, exc.lineno, exc.colno)) from None
+    except RecursionError:
+        raise RulecheckError("not a trace: JSON nested too deeply", Loc(path, 1, 1)) from None
+
+
+def _check_version(path: str, doc: dict, supported: int) -> None:
+    if doc.get("version") != supported:
+        raise RulecheckError(f"{doc.get('format')} version {doc.get('version')} is not supported (this rulecheck reads version {supported})", Loc(path, 1, 1))
+
+
 def load_trace_narrative(path: str) -> str:
-    return narrative(load_trace(path))
+    """The play-by-play of a saved trace; for an evidence file, followed by every combination it witnesses."""
+    doc = _load_json(path)
+    text = narrative(load_trace(path))
+    if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
+        combos = [f"`{w['variant']}`" + ("" if w["reading"] == "default" else f" with `{w['reading']}`") for w in doc.get("witnesses", [])]
+        text += f"\nThe same play breaks the property in {len(combos)} combination(s): {', '.join(combos)}.\n"
+    return text

@@ -35,10 +35,10 @@ def bound_props(path: str, ids: set[str] | None = None):
     return model, props
 
 
-def run(path: str, engine: str, depth: int = 30, ids: set[str] | None = None, config=None, **extra):
+def run(path: str, engine: str, depth: int = 30, ids: set[str] | None = None, config=None, timeout: float = 120.0, **extra):
     """{property id: Result} for one engine on the model's default configuration."""
     model, props = bound_props(path, ids)
-    options = CheckOptions(engine=engine, depth=depth, budget=Budget(200_000, 120.0))
+    options = CheckOptions(engine=engine, depth=depth, budget=Budget(200_000, timeout))
     for key, value in extra.items():
         setattr(options, key, value)
     results = check_config(model, config or model.default_config(), props, options)

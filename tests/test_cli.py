@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,10 +36,22 @@ def project(tmp_path):
 def test_check_exits_0_when_every_result_matches_and_writes_evidence(project):
     run = rulecheck("check", cwd=str(project))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "16 results, 16 as expected, 0 unexpected" in run.stdout
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("duel: 1 model(s), 2 combinations, 8 properties; 1 finding(s) (1 outcome-changing); 0 unexpected;")
+    assert len(lines) == 2 and "16 as expected, 0 unexpected" in lines[1]
     written = sorted(os.listdir(project / "counterexamples" / "duel"))
-    assert written == ["duel.scores-bounded.tie=defender.json", "duel.scores-bounded.tie=defender.md"]
+    assert written[0] == "clauses.json" and len(written) == 2
+    written = written[1:]
+    assert re.fullmatch(r"scores-bounded\.[0-9a-f]{12}\.json", written[0])
+    doc = json.loads((project / "counterexamples" / "duel" / written[0]).read_text())
+    assert doc["format"] == "rulecheck-evidence" and doc["witnesses"] == [{"variant": "duel", "reading": "tie=defender"}]
     assert (project / "docs" / "errata" / "duel.md").read_text().startswith("# Errata: High-card duel")
+
+
+def test_the_full_table_is_printed_on_request(project):
+    for args in (("--verbose",), ("--format", "table")):
+        run = rulecheck("check", "--no-write", *args, cwd=str(project))
+        assert run.returncode == 0 and "scores-bounded" in run.stdout and "16 results, 16 as expected, 0 unexpected" in run.stdout
 
 
 def test_check_exits_1_when_a_result_differs_from_its_expect(project):
@@ -55,16 +68,19 @@ def test_output_is_byte_identical_across_runs(project):
     errata = (project / "docs" / "errata" / "duel.md").read_bytes()
     rulecheck("check", "--itf", cwd=str(project))
     second = {p: (project / "counterexamples" / "duel" / p).read_bytes() for p in os.listdir(project / "counterexamples" / "duel")}
-    assert first == second and len(first) == 3
+    assert first == second and len(first) == 3 and any(p.endswith(".itf.json") for p in first)
     assert errata == (project / "docs" / "errata" / "duel.md").read_bytes()
 
 
 def test_stale_traces_are_pruned_on_a_full_run(project):
     folder = project / "counterexamples" / "duel"
     folder.mkdir(parents=True)
-    (folder / "duel.old-property.default.json").write_text("{}")
+    (folder / "duel.old-property.default.json").write_text("{}")  # the former one-file-per-combination layout
+    (folder / "old-property.0123456789ab.json").write_text("{}")
+    (folder / "notes.txt").write_text("mine")  # not a file the checker writes: kept
     rulecheck("check", cwd=str(project))
-    assert not (folder / "duel.old-property.default.json").exists()
+    assert not (folder / "duel.old-property.default.json").exists() and not (folder / "old-property.0123456789ab.json").exists()
+    assert (folder / "notes.txt").read_text() == "mine"
 
 
 def test_json_format(project):
@@ -78,7 +94,8 @@ def test_json_format(project):
 
 def test_itf_export_follows_the_format(project):
     rulecheck("check", "--itf", cwd=str(project))
-    doc = json.loads((project / "counterexamples" / "duel" / "duel.scores-bounded.tie=defender.itf.json").read_text())
+    [name] = [n for n in os.listdir(project / "counterexamples" / "duel") if n.endswith(".itf.json")]
+    doc = json.loads((project / "counterexamples" / "duel" / name).read_text())
     assert doc["#meta"]["format"] == "ITF"
     assert doc["vars"][0] == "action_taken" and "score" in doc["vars"]
     states = doc["states"]
@@ -88,11 +105,13 @@ def test_itf_export_follows_the_format(project):
 
 def test_explain_prints_the_narrative_of_a_saved_trace(project):
     rulecheck("check", cwd=str(project))
-    run = rulecheck("explain", "counterexamples/duel/duel.scores-bounded.tie=defender.json", cwd=str(project))
+    [name] = [n for n in os.listdir(project / "counterexamples" / "duel") if n != "clauses.json"]
+    run = rulecheck("explain", f"counterexamples/duel/{name}", cwd=str(project))
     assert run.returncode == 0
     assert "8. The rules: tie_break (Ties (duel-3): \u201cIf both players" in run.stdout
     assert "3. chance deals bob a low card (see Turns, 1 (duel-1))" in run.stdout  # quoted once
     assert "**Why this breaks it:**" in run.stdout
+    assert "breaks the property in 1 combination(s): `duel` with `tie=defender`" in run.stdout
 
 
 def test_explain_rejects_a_file_that_is_not_a_trace(project):

@@ -9,6 +9,15 @@ depth, or the number of states for the loop-shaped kinds), so its bounded verdic
 must equal the explicit ones, and its first counterexample must be as short as the explicit
 engine's breadth-first one.
 
+What else is generated: `terminates` with a `measure` (a real ranking function in the "ranked"
+models, where every move counts x down, a random one elsewhere) and with `within: N` (decided
+exactly whatever the run's depth, so it is also checked with depth 1: a measure must never
+prove a `within` bound); property expressions that raise (a divisor that may be zero): both
+engines must report `error` with a trace as short as the reference interpreter's first raising
+state; and every constant and reading left free at once
+(`test_engines_agree_over_every_configuration`), compared with the explicit engine run under
+each configuration.
+
 Profiles: "ci" (default, about a minute) and "local" (HYPOTHESIS_PROFILE=local, many more
 examples). A mutation test shows that the comparison catches an engine that drops a guard or a
 transition.
@@ -30,7 +39,7 @@ from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter
 from checker.trace import ReplayMismatch
-from tests.symbolic_support import run, trace_len, write_game
+from tests.symbolic_support import bound_props, run, trace_len, write_game
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], derandomize=True)
 settings.register_profile("local", max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -152,7 +161,9 @@ def models(draw):
     if ctx["reading"]:
         lines += ["readings:", "  r:", "    clause: r-1", "    question: which?", "    options: {o1: one, o2: two}", f"    default: {draw(st.sampled_from(['o1', 'o2']))}"]
     lines += ["state:", f"  x: \"int[0..{ctx['xhi']}]\"", "  turn: player"]
-    init = [f"  x: {draw(st.sampled_from(['0', '1', '{choose: [0, 2]}', 'c', '{choose: any}']))}", f"  turn: {draw(st.sampled_from(['a', '{choose: player}']))}"]
+    ranked = draw(st.integers(0, 2)) == 0  # every move counts x down: `x` is a ranking function
+    x_init = str(ctx["xhi"]) if ranked and draw(st.booleans()) else draw(st.sampled_from(['0', '1', '{choose: [0, 2]}', 'c', '{choose: any}']))
+    init = [f"  x: {x_init}", f"  turn: {draw(st.sampled_from(['a', '{choose: player}']))}"]
     slots = ["x", "turn"]
     if ctx["y"]:
         lines.append(f"  y: \"int[0..{ctx['yhi']}]\"")
@@ -174,6 +185,8 @@ def models(draw):
     if draw(st.integers(0, 4)) == 0:
         lines.append(f"init_where: {q(draw(bool_expr(ctx, False, 1)))}")
     terminal = draw(st.one_of(st.just(f"x == {ctx['xhi']}"), bool_expr(ctx, False, 1)))
+    if ranked:  # plays last until x is 0
+        terminal = "x == 0"
     lines.append(f"terminal: {q(terminal)}")
     lines.append("actions:")
     names = []
@@ -185,26 +198,40 @@ def models(draw):
         lines += [f"  {name}:", f"    by: {by}"]
         if param:
             lines.append("    for: {k: kind}")
-        lines.append(f"    when: {q(draw(bool_expr(ctx, param, 2)))}")
+        guard = draw(bool_expr(ctx, param, 2))
+        if ranked:
+            guard = "x > 0" if i == 0 else f"x > 0 and ({guard})"
+        lines.append(f"    when: {q(guard)}")
         if by == "chance":
             lines.append(f"    weight: {q(draw(st.sampled_from(['1', 'x + 1', 'c', 'arr[k]' if param else '2'])))}")
         written = draw(st.lists(st.sampled_from(slots), min_size=1, max_size=2, unique=True))
         lines.append("    do:")
+        if ranked:
+            written = [slot for slot in written if slot != "x"]
+            lines.append('      "x": "x - 1"')
         for slot in written:
             target, value = draw(write_for(ctx, slot, param))
             lines.append(f"      {q(target)}: {q(value)}")
         lines.append("    rule: r-1")
         if ctx["reading"] and draw(st.integers(0, 3)) == 0:
             lines.append(f"    only: {{r: {draw(st.sampled_from(['o1', 'o2']))}}}")
-    ctx = {**ctx, "safe": True}  # property expressions never raise (neither engine handles that)
+    # property expressions may raise (a divisor that can be zero, max over nothing): the result
+    # is then `error` with the trace to the state where it happens, in both engines
+    ctx = {**ctx, "safe": draw(st.booleans())}
+    measure = "x" if ranked else draw(int_expr(ctx, False, 1))
+    within = draw(st.integers(1, ctx["xhi"] - 1 if ranked else 4))  # ranked: plays of up to xhi steps
     props = [
         f"- {{id: inv, kind: invariant, expr: {q(draw(bool_expr(ctx, False, 2)))}}}",
         f"- {{id: reach, kind: reachable, expr: {q(draw(bool_expr(ctx, False, 2)))}}}",
         f"- {{id: unreach, kind: unreachable, expr: {q(draw(bool_expr(ctx, False, 1)))}}}",
         f"- {{id: aft, kind: after, action: {draw(st.sampled_from(names))}, expr: {q(draw(int_atom(ctx, False)) + ' ' + draw(st.sampled_from(['>=', '==', '!='])) + ' old(' + draw(int_atom(ctx, False)) + ')')}}}",
-        "- {id: ends, kind: terminates}",
+        f"- {{id: ends, kind: terminates, measure: {q(measure)}}}" if draw(st.booleans()) else "- {id: ends, kind: terminates}",
+        f"- {{id: soon, kind: terminates, within: {within}, measure: {q(measure)}}}",
         f"- {{id: leads, kind: leads-to, from: {q(draw(bool_expr(ctx, False, 1)))}, to: {q(draw(bool_expr(ctx, False, 1)))}}}",
     ]
+    if not ctx["safe"]:  # a divisor that is zero in some states
+        risky = f"{draw(int_atom(ctx, False))} // {draw(int_atom(ctx, False))} {draw(st.sampled_from(['==', '>=', '<']))} {draw(st.integers(0, 2))}"
+        props.append(f"- {{id: risky, kind: {draw(st.sampled_from(['invariant', 'unreachable', 'reachable']))}, expr: {q(risky)}}}")
     return "\n".join(lines) + "\n", "\n".join(props) + "\n"
 
 
@@ -248,6 +275,74 @@ def interpreter_error_depth(model) -> int | None:
     return None
 
 
+FOUND = {"invariant": "fails", "unreachable": "fails", "after": "fails", "reachable": "holds"}
+
+
+def property_reference(model, props) -> dict[str, tuple[int | None, int | None]]:
+    """Breadth-first in the reference interpreter (on a model whose transitions never raise):
+    per property with expressions, (the depth of the first state where its expression raises,
+    the depth of the first state that decides it: a violation, or a `reachable` witness)."""
+    from collections import deque
+
+    from checker.errors import ModellingError
+    from checker.lang.interp import freeze
+
+    interp = Interpreter(model, model.default_config())
+    out: dict[str, list] = {p.id: [None, None] for p in props if p.kind in (*FOUND, "leads-to")}
+
+    def note(prop, depth: int, expr_calls) -> None:
+        slot = out[prop.id]
+        try:
+            values = [call() for call in expr_calls]
+        except ModellingError:
+            if slot[0] is None:
+                slot[0] = depth
+            return
+        decided = (not values[0]) if prop.kind in ("invariant", "after") else bool(values[0]) if prop.kind != "leads-to" else False
+        if decided and slot[1] is None:
+            slot[1] = depth
+
+    seen, queue = set(), deque()
+    for s in interp.initial_states():
+        if freeze(s) not in seen:
+            seen.add(freeze(s))
+            queue.append((s, 0))
+    while queue:
+        state, depth = queue.popleft()
+        for prop in props:
+            if prop.kind in ("invariant", "unreachable", "reachable"):
+                note(prop, depth, [lambda e=prop.expr, s=state: interp.eval(e, s)])
+            elif prop.kind == "leads-to":
+                note(prop, depth, [lambda e=prop.source, s=state: interp.eval(e, s), lambda e=prop.target, s=state: interp.eval(e, s)])
+        for move in interp.transitions(state):
+            for prop in props:
+                if prop.kind == "after" and move.action == prop.action:
+                    note(prop, depth + 1, [lambda e=prop.expr, m=move, s=state: interp.eval(e, m.post, dict(m.params), old=s)])
+            key = freeze(move.post)
+            if key not in seen:
+                seen.add(key)
+                queue.append((move.post, depth + 1))
+    return {pid: (v[0], v[1]) for pid, v in out.items()}
+
+
+def allowed_with_property_errors(kind: str, raises: int, decides: int | None) -> set[str]:
+    """The verdicts a breadth-first engine may give when the property's expression raises at
+    depth `raises`: `error`, or the ordinary verdict when a deciding state is as shallow (which
+    of the two comes first at one depth is the engine's order)."""
+    if kind == "leads-to":
+        return {"error"}
+    if decides is None or raises < decides:
+        return {"error"}
+    if raises == decides:
+        return {"error", FOUND[kind]}
+    return {FOUND[kind]}
+
+
+def modelling_error(result) -> bool:
+    """An `error` from the model's transitions (not from the property's own expression)."""
+    return result.status == "error" and (result.trace is None or result.trace.shape != "property-error")
+
+
 def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
     """Where the engines differ on this model (empty when they agree).
 
@@ -282,11 +377,14 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         sym_depth = max(depth + 1, states + 1 if loops else 0)
         try:
             sym = run(path, "symbolic", depth=sym_depth)
+            # a `within` bound is decided exactly whatever the run's depth (BMC goes to within + 1)
+            sym.update(run(path, "symbolic", depth=1, ids={"soon"}))
         except ReplayMismatch as exc:
             return [f"symbolic trace does not replay: {exc}"]
+        references = property_reference(model, bound_props(path)[1]) if reference_error is None else {}
     out = []
-    s_err = next((r for r in sym.values() if r.status == "error"), None)
-    e_err = next((r for r in exp.values() if r.status == "error"), None) if exp is not None else None
+    s_err = next((r for r in sym.values() if modelling_error(r)), None)
+    e_err = next((r for r in exp.values() if modelling_error(r)), None) if exp is not None else None
     if reference_error is not None or s_err is not None or e_err is not None:
         # a modelling error stops the search: compare where it first happens with the interpreter
         if reference_error is None or s_err is None:
@@ -296,7 +394,22 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         return out
     for pid, e in exp.items():
         s = sym[pid]
-        if e.prop.kind in ("terminates", "leads-to") and not loops:
+        raises, decides = references.get(pid, (None, None))
+        if raises is not None:
+            # the property's own expression raises somewhere: `error` with a shortest trace
+            allowed = allowed_with_property_errors(e.prop.kind, raises, decides)
+            if e.status not in allowed:
+                out.append(f"{pid}: explicit {e.status}, expected one of {sorted(allowed)} (raises at depth {raises})")
+            sym_allowed = allowed | ({"fails"} if e.prop.kind == "leads-to" else set())
+            if symbolic_verdict(s) not in sym_allowed:
+                out.append(f"{pid}: symbolic {s.status} ({s.bound}), expected one of {sorted(sym_allowed)} (raises at depth {raises})")
+            for r, who in ((e, "explicit"), (s, "symbolic")):
+                if r.status == "error" and trace_len(r) != raises:
+                    out.append(f"{pid}: {who} property error after {trace_len(r)} steps, the interpreter's first at {raises}")
+            continue
+        if e.prop.kind == "leads-to" and not loops:
+            continue
+        if e.prop.kind == "terminates" and not loops and e.prop.within is None:
             continue
         if symbolic_verdict(s) != e.status:
             out.append(f"{pid}: explicit {e.status}, symbolic {s.status} ({s.bound})")
@@ -311,6 +424,64 @@ def test_engines_agree(case):
     model_yaml, props_yaml = case
     assume("act" in model_yaml)
     problems = disagreements(model_yaml, props_yaml)
+    assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+# -- every constant and reading at once --------------------------------------------------------
+FREE_KINDS = ("invariant", "unreachable", "reachable", "after", "deadlock-free")
+
+
+def free_disagreements(model_yaml: str, props_yaml: str) -> list[str]:
+    """The symbolic engine with the constant `c` and the reading left free must find a
+    counterexample exactly when the explicit engine finds one under some configuration, name a
+    configuration where it does, and be as short as the shortest of them."""
+    from checker.lang.model import Config
+
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return []
+        base = model.default_config()
+        options = list(model.readings["r"].options) if "r" in model.readings else [None]
+        configs = [Config({**base.constants, "c": c}, {**base.readings, **({"r": o} if o else {})}) for c in range(3) for o in options]
+        ids = {"inv", "unreach", "reach", "aft", "deadlock-free"}
+        explicit = []
+        for cfg in configs:
+            if not Interpreter(model, cfg).initial_states():
+                return []
+            results = run(path, "explicit", ids=ids, config=cfg)
+            if any(r.status == "error" or r.bound != "exhaustive" for r in results.values()):
+                return []  # errors and unfinished explorations are compared elsewhere
+            explicit.append((cfg, results))
+        depth = max(next(iter(r.values())).depth for _, r in explicit)
+        sym = run(path, "symbolic", depth=depth + 1, ids=ids, free_constants=True, free_readings=True)
+    out = []
+    for pid, s in sym.items():
+        kind = s.prop.kind
+        found = "holds" if kind == "reachable" else "fails"
+        hits = [(cfg, r[pid]) for cfg, r in explicit if r[pid].status == found]
+        if s.status == "error":
+            out.append(f"{pid}: symbolic error ({s.detail}) though no configuration raises")
+        elif kind == "reachable":
+            if (symbolic_verdict(s) == "holds") != bool(hits):
+                out.append(f"{pid}: symbolic {s.status}, explicit holds under {len(hits)} of {len(explicit)} configurations")
+        elif bool(hits) != (s.status == "fails"):
+            out.append(f"{pid}: symbolic {s.status} ({s.bound}), explicit fails under {len(hits)} of {len(explicit)} configurations")
+        elif hits:
+            if (s.config.constants, s.config.readings) not in [(cfg.constants, cfg.readings) for cfg, _ in hits]:
+                out.append(f"{pid}: symbolic names {s.detail!r}, where the explicit engine finds no counterexample")
+            if trace_len(s) != min(trace_len(r) for _, r in hits):
+                out.append(f"{pid}: symbolic {trace_len(s)} steps, the shortest explicit {min(trace_len(r) for _, r in hits)}")
+    return out
+
+
+@settings(settings.get_profile(PROFILE), max_examples=25 if PROFILE == "ci" else 150)
+@given(models())
+def test_engines_agree_over_every_configuration(case):
+    model_yaml, props_yaml = case
+    problems = free_disagreements(model_yaml, props_yaml)
     assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
 
 

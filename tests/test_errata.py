@@ -1,36 +1,163 @@
-"""The generated errata page: defects, where they fail, and which reading changes what."""
+"""The generated errata page: findings ranked by severity, every failure filed, a compact appendix."""
 
 from __future__ import annotations
 
-from checker.report.errata import errata_page
-from tests.test_property_kinds import COUNTER, run
+import re
+import textwrap
+from types import SimpleNamespace
 
-TWO_READINGS = COUNTER.replace("readings:\n", "readings:\n  extra:\n    clause: c-2\n    question: Does anything else change?\n    options: {same: no, other: yes}\n    default: same\n")
-SUITE = """
-- {id: three, kind: reachable, expr: "x == 3", says: Three can be reached., expect: {default: holds, step=two: fails}, clarify: Say whether a move may overshoot.}
+import pytest
+
+from checker.errors import RulecheckError
+from checker.report.errata import errata_page
+from checker.report.findings import SEVERITIES, group_findings
+from checker.report.summary import MAX_UNEXPECTED_LINES, summary_lines
+from checker.runner import CheckOptions, check_paths, load_games
+from tests.conftest import write
+from tests.test_property_kinds import COUNTER
+
+# The counter, with a second reading under which a player may wait for ever, and an outcome
+# (whose turn it is at the end) so that a property about `turn` is about the result.
+MODEL = COUNTER.replace("readings:\n", "readings:\n  extra:\n    clause: c-2\n    question: May a player wait?\n    options: {same: no, other: yes}\n    default: same\n").replace(
+    "terminal: done\n", "terminal: done\noutcome: turn\n").replace(
+    "  finish:\n", "  wait:\n    by: turn\n    when: reading.extra == other and not done\n    do: {turn: succ(turn)}\n    rule: c-1\n  finish:\n")
+PROPERTIES = """\
+- {id: ends, kind: terminates, says: Every game ends., expect: {default: holds, extra=other: fails}}
+- {id: ann-last, kind: invariant, says: Ann makes the last move., expr: "not done or turn == ann", clauses: [c-2], expect: {default: holds, extra=other: fails}}
+- {id: below3, kind: invariant, says: The counter stays below three., expr: "x < 3", expect: fails}
+- {id: three, kind: reachable, says: Three can be reached., expr: "x == 3", expect: {default: holds, step=two: fails}}
 - {id: small, kind: invariant, expr: "x <= 4"}
+- {id: coverage, kind: coverage, expect: {default: fails, extra=other: holds}}
+"""
+FINDINGS = """\
+- id: waiting-changes-winner
+  title: Waiting lets Bob make the last move
+  class: ambiguity
+  clauses: [c-2]
+  scenario: Ann and Bob wait in turn until Bob's turn comes round at four.
+  proposed: "Say: a player may not wait."
+  properties: [ann-last]
+- id: counter-passes-three
+  title: The counter passes three
+  class: contradiction
+  clauses: [c-1]
+  scenario: Ann moves, Bob moves, Ann moves.
+  proposed: "Say: the counter stops at two."
+  properties: [below3]
 """
 
 
-def page(tmp_path) -> str:
-    results = run(tmp_path, TWO_READINGS, SUITE)
-    return errata_page("g", list(results.values()))
+def project(tmp_path, findings: str = FINDINGS) -> str:
+    path = write(tmp_path, MODEL, "m.yaml", "g")
+    (tmp_path / "properties").mkdir(exist_ok=True)
+    suite = "game: g\nproperties:\n" + textwrap.indent(PROPERTIES, "  ") + "findings:\n" + textwrap.indent(findings, "  ")
+    (tmp_path / "properties" / "g.yaml").write_text(suite)
+    return path
 
 
-def test_only_the_reading_that_changes_a_verdict_is_named(tmp_path):
-    text = page(tmp_path)
-    extra_block = text.split("- **extra**")[1].split("- **step**")[0]
-    step_block = text.split("- **step**")[1].split("## Defects")[0]
-    assert "Outcome-changing: `two` breaks three." in step_block
-    assert "Outcome-changing" not in extra_block
-    assert "`same` *(default)*: no" in extra_block  # YAML 1.2 booleans: `no` stays a word
+@pytest.fixture
+def results(tmp_path):
+    return check_paths([project(tmp_path)], CheckOptions())
 
 
-def test_a_defect_entry_has_its_table_evidence_and_clarification(tmp_path):
-    text = page(tmp_path)
-    assert "| [three](#defect-three) | reachable | fails under `counter` with `step=two` |" in text
-    assert "| small | invariant | holds everywhere |" in text
-    entry = text.split("### 1. Three can be reached.")[1]
-    assert "| counter | step=two | fails | fails |" in entry
-    assert "**Proposed clarification:** Say whether a move may overshoot." in entry
-    assert "Unreachable situation" in entry
+def findings_part(text: str) -> str:
+    return text.split("## Findings", 1)[1].split("## Assumptions", 1)[0]
+
+
+def test_the_page_opens_with_findings_ranked_by_severity(results):
+    text = errata_page("g", results)
+    assert text.index("## Findings") < text.index("## Assumptions") < text.index("## Readings") < text.index("## Appendix A")
+    titles = re.findall(r"^### \d+\. (.+)$", text, flags=re.M)
+    severities = re.findall(r"^\*\*Severity:\*\* ([a-z-]+):", text, flags=re.M)
+    assert titles == ["Unfiled: a game can go on for ever", "Waiting lets Bob make the last move", "The counter passes three", "Unfiled: \u201cThree can be reached\u201d does not always hold", "Unfiled: some rules can never apply"]
+    assert severities == ["game-breaking", "outcome-changing", "rules-visible", "rules-visible", "cosmetic"]
+    assert [SEVERITIES.index(s) for s in severities] == sorted(SEVERITIES.index(s) for s in severities)
+
+
+def test_every_failing_property_appears_in_some_finding(results):
+    text = findings_part(errata_page("g", results))
+    failing = {r.prop.id for r in results if r.status == "fails"}
+    assert failing == {"ends", "ann-last", "below3", "three", "coverage"}
+    for pid in failing:
+        assert f"- `{pid}` (" in text, pid
+    assert "`small`" not in text  # a property that holds is no finding
+    assert "these rules never apply in any reachable position: wait (1) (`counter`, `counter` with `step=two`)" in text  # by heading
+    assert "- `three`: no reachable position shows it (exhaustive exploration) (`counter` with `step=two`)" in text
+
+
+def test_a_finding_quotes_the_rule_once_by_its_heading_and_folds_the_evidence(results):
+    text = errata_page("g", results)
+    entry = text.split("### 2. Waiting lets Bob make the last move", 1)[1].split("### 3.", 1)[0]
+    assert entry.split("<details>")[0].count("\u201cAt four the game ends.\u201d") == 1  # the trace is evidence apart
+    assert '> <a id="c-2"></a>\u201cAt four the game ends.\u201d\n> \u2014 *2*' in entry  # the id only as an anchor
+    assert "**Scenario.** Ann and Bob wait in turn" in entry and "**Proposed wording.** Say: a player may not wait." in entry
+    assert "<details>" in entry and "</details>" in entry and entry.index("**Proposed wording.**") < entry.index("<details>")
+    assert "is false, but it should hold" not in text  # no model expression offered as the reason
+    assert "rulecheck explain counterexamples/g/ann-last." in entry
+
+
+def test_the_verdict_appendix_lists_each_property_once(results):
+    appendix = errata_page("g", results).split("## Appendix A", 1)[1].split("## Appendix B", 1)[0]
+    listed = re.findall(r"^- `([^`]+)` \(", appendix, flags=re.M)
+    assert sorted(listed) == sorted({r.prop.id for r in results}) and len(listed) == len(set(listed))
+    assert "- `small` (invariant): holds in all 3 combinations" in appendix
+    assert "- `below3` (invariant): fails in all 3 combinations" in appendix
+    assert "- `three` (reachable): fails in 1 of 3 combinations: `counter` with `step=two`" in appendix
+
+
+def test_assumptions_and_questions_are_shown_with_their_answers(results):
+    model = results[0].model
+    model.assumptions = [SimpleNamespace(id="no-skip", clauses=["c-1"], says="A move is never skipped.", why="The text never mentions skipping.", answers=["q-skip"])]
+    model.questions = [
+        SimpleNamespace(id="q-skip", clauses=["c-1"], kind="gap", raised_by="cold-reading", question="May a move be skipped?", out_of_scope=""),
+        SimpleNamespace(id="q-wait", clauses=["c-2"], kind="ambiguity", raised_by="cold-reading", question="May a player wait?", out_of_scope=""),
+        SimpleNamespace(id="q-colour", clauses=[], kind="gap", raised_by="faq", question="What colour is the counter?", out_of_scope="cosmetic"),
+        SimpleNamespace(id="q-open", clauses=[], kind="gap", raised_by="designer", question="Who shuffles?", out_of_scope=""),
+    ]
+    model.readings["extra"].answers = ["q-wait"]
+    results[0].prop.answers = []  # a property may answer questions too; none here
+    text = errata_page("g", results)
+    assert "- **no-skip** (1): A move is never skipped. *Why:* The text never mentions skipping." in text
+    questions = text.split("## Appendix B", 1)[1]
+    assert "4 question(s)" in questions and "3 answered, 1 open" in questions
+    assert "Answer: assumption `no-skip`" in questions and "Answer: reading `extra`" in questions
+    assert "Answer: out of scope: cosmetic" in questions and "**open**" in questions
+
+
+def test_a_failure_under_a_named_reading_is_claimed_only_there(tmp_path):
+    findings = FINDINGS + "- {id: only-two, title: Two steps skip three, class: ambiguity, scenario: Ann jumps from two to four., proposed: Say it., readings: [step=two], properties: [three]}\n"
+    results = check_paths([project(tmp_path, findings)], CheckOptions())
+    entries = {e.id: e for e in group_findings(results, load_games([str(tmp_path / "models" / "g")])[0].findings)}
+    assert "unfiled-three" not in entries and {r.reading_label for r in entries["only-two"].results} == {"step=two"}
+
+
+@pytest.mark.parametrize(("finding", "gist"), [
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P, properties: [nowhere]}", "unknown property `nowhere`"),
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P, readings: [step=three]}", "`three` is not an option of reading `step`"),
+    ("- {id: x, title: T, class: oddity, scenario: S, proposed: P, properties: [three]}", "unknown finding class `oddity`"),
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P}", "names its evidence"),
+    ("- {id: x, title: T, class: gap, scenario: \"1\\n2\\n3\\n4\\n5\\n6\", proposed: P, properties: [three]}", "at most 5 lines"),
+])
+def test_bad_findings_are_located_errors(tmp_path, finding, gist):
+    project(tmp_path, finding + "\n")
+    with pytest.raises(RulecheckError) as caught:
+        load_games([str(tmp_path / "models" / "g")])
+    assert gist in str(caught.value) and "g.yaml:" in caught.value.render()
+
+
+def test_the_old_per_property_texts_point_to_findings(tmp_path):
+    project(tmp_path)
+    suite = tmp_path / "properties" / "g.yaml"
+    suite.write_text(suite.read_text().replace("- {id: small, kind: invariant,", "- {id: small, clarify: Say it., kind: invariant,"))
+    with pytest.raises(RulecheckError, match="no longer a property key"):
+        load_games([str(tmp_path / "models" / "g")])
+
+
+def test_the_summary_has_a_line_per_game_and_caps_the_unexpected(results):
+    lines = summary_lines(results, "counterexamples")
+    assert len(lines) == 2 and lines[0].startswith("g: 1 model(s), 3 combinations, 8 properties; 5 finding(s) (1 game-breaking, 1 outcome-changing, 2 rules-visible, 1 cosmetic), 3 unfiled; 0 unexpected;")
+    for r in results:
+        r.expected = "holds" if r.status == "fails" else "fails"
+    lines = summary_lines(results, "counterexamples")
+    assert len(lines) == 1 + MAX_UNEXPECTED_LINES + 2 and lines[-2].startswith("... and ")
+    assert any(line.startswith("unexpected g/counter ann-last [extra=other]: fails, expected holds \u2192 counterexamples/g/ann-last.") for line in lines)

@@ -73,7 +73,7 @@ def test_junior_drops_the_interrupt_readings():
     """Readings about Penalties and interrupts have nothing to act on without those cards."""
     base = load_model(os.path.join(FOLDER, "base.yaml"))
     junior = load_model(os.path.join(FOLDER, "junior.yaml"))
-    dropped = {"penalty_set", "pk_empty", "uncovered", "penalty_on_interrupt"}
+    dropped = {"penalty_set", "pk_empty", "uncovered", "penalty_on_interrupt", "penalty_to"}
     assert dropped <= set(base.readings)
     assert not dropped & set(junior.readings)
     assert set(junior.readings) == set(base.readings) - dropped
@@ -96,3 +96,95 @@ def test_silences_are_readings_not_constants():
     for name in ("conversion_taken", "penalty_on_interrupt", "et_deal", "conversion_half_end"):
         reading = model.readings[name]
         assert reading.clauses and len(reading.options) >= 2
+
+
+def _compiled(readings: dict[str, str] | None = None, name: str = "base.yaml") -> CompiledModel:
+    model = load_model(os.path.join(FOLDER, name))
+    return CompiledModel(model, model.default_config().with_readings(readings or {}))
+
+
+def _mid_game(compiled: CompiledModel, **changes) -> int:
+    """A packed state of the first half: the setup's state with the given slots changed
+    (`hand`/`deck` entries as {(team, card): n} / {card: n}, merged into the empty ones)."""
+    state = compiled.layout.unpack(compiled.initial[0])
+    state.update(stage="acting", half=1, receiver1="home", attacker="home", turn="home", fresh=False)
+    state["deck"] = {k: 0 for k in state["deck"]}
+    state["hand"] = {key: 0 for key in state["hand"]}
+    state["deck"].update({(k,): n for k, n in changes.pop("deck", {}).items()})
+    state["hand"].update(changes.pop("hand", {}))
+    state.update(changes)
+    return compiled.layout.pack(state)
+
+
+def _play(compiled: CompiledModel, state: int, steps: list[tuple[str, dict]]) -> dict:
+    """Follow an exact sequence of actions (name, parameters); each must be enabled."""
+    for name, params in steps:
+        moves = [t for i, t in compiled.successors(state)
+                 if compiled.instances[i].action.name == name and dict(compiled.instances[i].params) == params]
+        assert moves, f"{name} {params} is not enabled in {compiled.layout.unpack(state)}"
+        state = moves[0]
+    return compiled.layout.unpack(state)
+
+
+KICK_FROM_75 = [("play_card", {"k": "kick", "c": "kick"}), ("let_go", {}), ("resolve_kick", {}),
+                ("kick_in_play", {"k": "passing"})]
+
+
+def test_long_kick_through_the_try_zone_is_a_handover_by_default():
+    """Finding kick-through-try-zone: from 75 m a successful 40 m Kick ends past the Dead Ball
+    Line; by default (SNG-19.6) the away team attacks from its 20 m line."""
+    compiled = _compiled()
+    start = _mid_game(compiled, fp=75, hand={("home", "kick"): 1, ("away", "tackle"): 1},
+                      deck={"passing": 1, "tackle": 1})
+    after = _play(compiled, start, KICK_FROM_75)
+    assert (after["attacker"], after["fp"], after["score"][("home",)]) == ("away", 20, 0)
+
+
+def test_long_kick_scores_a_try_when_entering_the_try_zone_counts():
+    """The same Kick under kick_through=try: the ball entered the Try Zone, so it is a Try."""
+    compiled = _compiled({"kick_through": "try"})
+    start = _mid_game(compiled, fp=75, hand={("home", "kick"): 1, ("away", "tackle"): 1},
+                      deck={"passing": 1, "tackle": 1})
+    after = _play(compiled, start, [*KICK_FROM_75, ("try_scored", {})])
+    assert (after["attacker"], after["score"][("home",)]) == ("home", 4)
+
+
+PENALTY_ON_A_PASS = [("play_card", {"k": "passing", "c": "passing"}),
+                     ("interrupt", {"k": "penalty", "c": "penalty"}), ("let_go", {}), ("penalty_awarded", {})]
+
+
+def test_penalty_goes_to_the_team_that_plays_it_by_default():
+    """Finding who-receives-a-penalty: the away team cancels the home team's Pass at 40 m with a
+    Penalty; by default it receives it: Handover first (SNG-25.2), dial flipped to 60 m."""
+    compiled = _compiled()
+    start = _mid_game(compiled, fp=40, hand={("home", "passing"): 1, ("away", "penalty"): 1},
+                      deck={"kick": 1, "tackle": 1})
+    after = _play(compiled, start, PENALTY_ON_A_PASS)
+    assert (after["stage"], after["attacker"], after["turn"], after["fp"]) == ("optplay", "away", "away", 60)
+
+
+def test_penalty_conceded_by_the_team_that_plays_it():
+    """Under penalty_to=card_target the card is the away team's own infringement: the home
+    team keeps the ball at 40 m and takes the Optional Play."""
+    compiled = _compiled({"penalty_to": "card_target"})
+    start = _mid_game(compiled, fp=40, hand={("home", "passing"): 1, ("away", "penalty"): 1},
+                      deck={"kick": 1, "tackle": 1})
+    after = _play(compiled, start, PENALTY_ON_A_PASS)
+    assert (after["stage"], after["attacker"], after["turn"], after["fp"]) == ("optplay", "home", "home", 40)
+
+
+def test_every_cold_reading_question_is_answered_once():
+    """Each question of questions.yaml is answered by exactly one reading, assumption, property
+    or out_of_scope reason in the senior game."""
+    with open(os.path.join(FOLDER, "questions.yaml"), encoding="utf-8") as fh:
+        questions = yaml.safe_load(fh)["questions"]
+    with open(SUITE, encoding="utf-8") as fh:
+        props = yaml.safe_load(fh)["properties"]
+    model = load_model(os.path.join(FOLDER, "base.yaml"))
+    answers = [q for r in model.readings.values() for q in (r.answers or [])]
+    answers += [q for a in model.assumptions for q in (a.answers or [])]
+    answers += [q for p in props for q in p.get("answers", [])]
+    answers += [q["id"] for q in questions if q.get("out_of_scope")]
+    ids = [q["id"] for q in questions]
+    assert sorted(answers) == sorted(ids)
+    assert sum(q["raised_by"] == "cold-reading" for q in questions) == 43

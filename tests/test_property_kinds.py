@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from checker.engines.explicit import Budget
+from checker.errors import RulecheckError
 from checker.runner import CheckOptions, check_paths
 from tests.conftest import write
 
@@ -371,7 +372,8 @@ def test_a_property_that_cannot_be_evaluated_is_an_error_with_its_trace(tmp_path
         assert len(result.trace.steps) == steps
 
 
-def test_a_model_without_initial_states_terminates_vacuously(tmp_path):
+def test_a_model_without_initial_states_is_an_error_not_a_vacuous_verdict(tmp_path):
     model = COUNTER.replace("terminal: done", "init_where: x > 0\nterminal: done")
-    results = run(tmp_path, model, "- {id: ends, kind: terminates, within: 3}\n", readings="default")
-    assert results[("ends", "default")].status == "holds" and results[("ends", "default")].states == 0
+    with pytest.raises(RulecheckError, match="no initial state") as info:
+        run(tmp_path, model, "- {id: ends, kind: terminates, within: 3}\n", readings="default")
+    assert info.value.loc.line == model.splitlines().index("init_where: x > 0") + 1

@@ -347,3 +347,145 @@ def test_a_free_action_is_not_considered_while_a_forced_rule_applies(tmp_path):
     exp = run(path, "explicit", ids={"deadlock-free"})
     assert sym["deadlock-free"].status == exp["deadlock-free"].status == "error"
     assert trace_len(sym["deadlock-free"]) == trace_len(exp["deadlock-free"]) == 1
+
+
+COUNTDOWN = """\
+game: Countdown
+id: countdown
+state:
+  n: "int[0..100]"
+init: {n: 100}
+terminal: n == 0
+actions:
+  down:
+    by: rules
+    do: {n: n - 1}
+    rule: r-1
+"""
+
+
+def test_a_measure_never_proves_a_within_bound(tmp_path):
+    """Every play lasts 100 steps: the measure proves that plays end, not that they end within 50."""
+    props = "- id: quick\n  kind: terminates\n  within: 50\n  measure: n\n- id: ends\n  kind: terminates\n  measure: n\n"
+    path = write_game(str(tmp_path), "countdown", COUNTDOWN, props)
+    exp = run(path, "explicit")
+    sym = run(path, "symbolic", depth=30)  # shallower than the bound: BMC goes to within + 1 anyway
+    assert exp["quick"].status == sym["quick"].status == "fails"
+    assert trace_len(sym["quick"]) == 51
+    assert sym["ends"].status == "holds" and sym["ends"].proof and sym["ends"].bound == "ranking function"
+
+
+def test_a_within_bound_out_of_time_stays_bounded(tmp_path):
+    props = "- id: quick\n  kind: terminates\n  within: 2000\n  measure: n\n  expect: holds\n"
+    path = write_game(str(tmp_path), "countdown", COUNTDOWN.replace("100", "3000"), props)
+    sym = run(path, "symbolic", depth=5, timeout=2.0)  # 2001 BMC steps are far out of reach in 2 s
+    r = sym["quick"]
+    assert r.status == "holds" and not r.proof and not r.matches
+    assert "ranking function: every play ends" in r.bound and "looked for only up to" in r.detail
+
+
+def test_a_property_that_raises_is_an_error_with_its_trace(tmp_path):
+    props = """\
+    - id: mod-zero
+      kind: reachable
+      expr: "n % (n - n) == 2"
+    - id: div-zero
+      kind: invariant
+      expr: "n // (n - n) == 0"
+    - id: later
+      kind: unreachable
+      expr: "n // (n - 97) == 5"
+    - id: after-down
+      kind: after
+      action: down
+      expr: "old(n) // (n - 98) >= 0"
+    - id: lt
+      kind: leads-to
+      from: "n // (n - 96) >= 0"
+      to: "n == 0"
+    """
+    path = write_game(str(tmp_path), "countdown", COUNTDOWN, props)
+    exp = run(path, "explicit")
+    sym = run(path, "symbolic", depth=8)
+    for pid, steps in (("mod-zero", 0), ("div-zero", 0), ("later", 3), ("after-down", 2), ("lt", 4)):
+        assert exp[pid].status == sym[pid].status == "error", (pid, sym[pid].status, sym[pid].bound)
+        assert sym[pid].trace.shape == "property-error"
+        assert "division by zero" in sym[pid].detail
+        assert trace_len(sym[pid]) == steps, pid
+        if pid != "lt":  # the explicit engine checks leads-to after exploring, in state order
+            assert trace_len(exp[pid]) == steps
+
+
+def test_a_proof_excludes_property_errors(tmp_path):
+    """k-induction must not prove an invariant whose expression raises in a reachable state."""
+    model = """\
+    game: Wrap
+    id: wrap
+    state:
+      n: "int[0..9]"
+    init: {n: 0}
+    terminal: "False"
+    actions:
+      tick:
+        by: rules
+        do: {n: "(n + 1) % 10"}
+        rule: r-1
+    """
+    props = "- id: inv\n  kind: invariant\n  expr: \"10 // (n - 7) != 99\"\n- id: reach\n  kind: reachable\n  expr: \"10 // (n - 7) == 99\"\n"
+    path = write_game(str(tmp_path), "wrap", model, props)
+    sym = run(path, "symbolic", depth=3)  # the error at n == 7 lies deeper than the BMC
+    for pid in ("inv", "reach"):
+        assert sym[pid].status != "holds" or not sym[pid].proof, sym[pid].bound
+        assert not (sym[pid].status == "fails" and sym[pid].proof), sym[pid].bound
+
+
+def test_bounded_holds_never_matches_holds(tmp_path):
+    from click.testing import CliRunner
+
+    from checker.cli import main
+
+    write_game(str(tmp_path), "countdown", COUNTDOWN, "- id: ends\n  kind: terminates\n  expect: holds\n")
+    args = ["check", str(tmp_path / "models"), "--engine", "symbolic", "--depth", "5", "--no-write", "--jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert "holds (bounded)" in result.output and "unexpected" in result.output
+    # a property that asks for its own bound is satisfied by a search that reached it
+    write_game(str(tmp_path), "countdown", COUNTDOWN, "- id: ends\n  kind: terminates\n  depth: 5\n  expect: holds\n")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+
+
+def test_ctrl_c_stops_a_symbolic_run_promptly():
+    """z3 swallows SIGINT while it solves; the engine must still stop within seconds, exit 130,
+    and print no traceback."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    cmd = [sys.executable, "-m", "checker.cli", "check", "models/showngo/junior.yaml", "--engine", "symbolic", "--no-write", "--jobs", "1", "--readings", "default"]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)  # well into the run (it takes minutes)
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("Ctrl-C did not stop the symbolic run within 30 s") from None
+    assert time.perf_counter() - sent < 10
+    assert proc.returncode == 130, err
+    assert b"Traceback" not in err and b"interrupted" in err
+
+
+def test_auto_engine_goes_symbolic_when_constants_are_free(counter):
+    """`--engine auto` with free constants: one explicit exploration covers only the default
+    deck, so the symbolic engine answers for every deck at once."""
+    auto = run(counter, "auto", depth=8, ids={"small"}, free_constants=True)
+    assert auto["small"].engine == "symbolic" and auto["small"].status == "fails"
+    assert "cap=" in auto["small"].detail
+    fixed = run(counter, "auto", depth=8, ids={"small"})
+    assert fixed["small"].engine == "explicit" and fixed["small"].status == "holds"

@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from checker.engines.graph import CSRGraph, is_cyclic, shortest_path_within, strongly_connected
+from checker.engines.graph import CSRGraph, is_cyclic, reaches, shortest_path_within, strongly_connected
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
 from checker.properties import BoundProperty
@@ -229,6 +229,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             exp.complete = True
     except _BudgetSpent:
         pass
+    except MemoryError:
+        exp.stopped_by = "out of memory"  # what was explored stands; the rest is undecided
     exp.seconds = time.perf_counter() - started
     if exp.complete and exp.layer_ends[-1] != len(states):
         exp.layer_ends.append(len(states))
@@ -251,8 +253,10 @@ class _BudgetSpent(Exception):
     pass
 
 
-def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding]) -> dict[str, Finding]:
-    """Turn the exploration into a finding for every property."""
+def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding], graph_checks: dict[str, Callable] | None = None) -> dict[str, Finding]:
+    """Turn the exploration into a finding for every property. `graph_checks` replaces the
+    checks of graph properties by kind (the native back-end passes its compiled ones)."""
+    checks = {"terminates": terminates, "leads-to": leads_to, "can-end": lambda e, _p: can_end(e), "value": value, **(graph_checks or {})}
     out: dict[str, Finding] = {}
     for prop in props:
         if exp.error is not None and prop.id not in found:
@@ -267,10 +271,8 @@ def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Findin
             out[prop.id] = coverage(exp)
         elif not exp.complete:
             out[prop.id] = Finding("undecided")
-        elif prop.kind == "terminates":
-            out[prop.id] = terminates(exp, prop)
-        elif prop.kind == "leads-to":
-            out[prop.id] = leads_to(exp, prop)
+        elif prop.kind in checks:
+            out[prop.id] = checks[prop.kind](exp, prop)
         else:
             out[prop.id] = Finding("holds")
     return out
@@ -324,6 +326,54 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
                 path.append(max(graph.successors(node), key=lambda n: longest[n]))
             return Finding("fails", path, note=f"A play lasts longer than {prop.prop.within} steps (the longest lasts {longest[worst]}).")
     return Finding("holds", detail=f"longest play: {max(longest[n] for n in starts)} steps")
+
+
+def can_end(exp: Exploration) -> Finding:
+    """AG EF terminal: from every reachable state some play still reaches a terminal state.
+
+    Backward reachability from the terminal states; the counterexample is a shallowest state
+    that cannot reach one (nodes are numbered breadth first), with the size of its closed set
+    of successors, none of them terminal (the evidence replays that closure in the interpreter)."""
+    graph = exp.graph
+    assert graph is not None
+    terminal = exp.compiled.terminal
+    ends = reaches(graph, [n for n, s in enumerate(exp.states) if terminal(s)])
+    trapped = next((n for n in range(len(exp.states)) if not ends[n]), None)
+    if trapped is None:
+        return Finding("holds")
+    closed = reachable_count(graph, trapped)
+    stuck = graph.out_degree(trapped) == 0
+    what = "no rule applies there and the game is not over" if stuck else f"the {closed:,} state(s) reachable from it (itself included) are none of them terminal and lead only to each other"
+    return Finding("fails", exp.path_to(trapped), shape="closed", note=f"From the last state no play reaches the end of the game: {what}.", detail=f"closed set of {closed:,} non-terminal state(s)")
+
+
+def value(exp: Exploration, prop: BoundProperty) -> Finding:
+    """The game value under perfect play (retrograde analysis in `checker.analysis.value`),
+    against the property's `value`; a line of perfect play is the evidence either way."""
+    from checker.analysis.statespace import explore_space
+    from checker.analysis.value import game_value, matches
+
+    space = explore_space(exp.compiled, max_states=len(exp.states) + 1)
+    found = game_value(space, prop.chance)
+    if found.value is None:
+        return Finding("undecided", detail=found.reason)
+    shown = f"{found.value:.6g}" if isinstance(found.value, float) else found.value
+    path = [exp.index[space.states[n]] for n in found.line]
+    status = "holds" if matches(found.value, prop.value) else "fails"
+    note = f"Game value under perfect play (chance: {prop.chance}): {shown}; {found.reason}. The steps show a line of perfect play."
+    return Finding(status, path, shape="strategy", loop_start=found.loop_start, note=note, detail=f"value: {shown} (expected {prop.value})")
+
+
+def reachable_count(graph: CSRGraph, source: int) -> int:
+    """How many nodes are reachable from `source` (itself included)."""
+    seen = {source}
+    stack = [source]
+    while stack:
+        for succ in graph.successors(stack.pop()):
+            if succ not in seen:
+                seen.add(succ)
+                stack.append(succ)
+    return len(seen)
 
 
 def loop_deciders(exp: Exploration, cycle: list[int]) -> set[str]:

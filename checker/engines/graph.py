@@ -123,3 +123,27 @@ def shortest_path_within(graph: CSRGraph, source: int, goal: Callable[[int], boo
                 parents[succ] = node
                 queue.append(succ)
     return None
+
+
+def reaches(graph: CSRGraph, goals: list[int]) -> bytearray:
+    """Per node, 1 when some path leads from it to a goal node: one breadth-first search of the
+    reversed graph (scipy.sparse.csgraph) from a virtual node joined to every goal."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n = graph.size
+    out = bytearray(n)
+    if not goals:
+        return out
+    edges = np.frombuffer(graph.edges, dtype=np.int32)[: graph.starts[n]]
+    sources = np.repeat(np.arange(n, dtype=np.int32), np.diff(np.frombuffer(graph.starts, dtype=np.int32)[: n + 1]))
+    goal_array = np.asarray(goals, dtype=np.int32)
+    rows = np.concatenate([edges, np.full(goal_array.size, n, dtype=np.int32)])
+    cols = np.concatenate([sources, goal_array])
+    reverse = csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n + 1, n + 1))
+    order = breadth_first_order(reverse, n, directed=True, return_predecessors=False)
+    for node in order:
+        if node < n:
+            out[node] = 1
+    return out

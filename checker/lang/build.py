@@ -15,7 +15,7 @@ from checker.lang.expr import ConstRef, Expr, Lit, Var
 from checker.lang.loader import load_merged
 from checker.lang.model import Action, Assign, Assumption, Citation, Clause, Constant, InitElem, Model, Narration, Reading, Slot
 from checker.lang.questions import load_questions
-from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain
+from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain, yaml11_bool_hint
 from checker.lang.types import BOOL, INT, Domain, ElemType, enum
 from checker.lang.yamlsrc import YList, YMap
 
@@ -33,8 +33,9 @@ READING_OPTIONAL = {"answers"}
 ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
 CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc"}
-IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-CLAUSE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
+MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
+CLAUSE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 INT_TYPE = re.compile(r"^int\[\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\]$")
 
 
@@ -50,7 +51,7 @@ def _keys(mapping: YMap, allowed: set[str], what: str) -> None:
 
 
 def _ident(name: Any, loc: Loc, what: str) -> str:
-    if not isinstance(name, str) or not IDENT.match(name):
+    if not isinstance(name, str) or not IDENT.fullmatch(name):
         raise RulecheckError(f"{what} must be a name (letters, digits, _)", loc, repr(name))
     return name
 
@@ -88,7 +89,9 @@ class ModelBuilder:
         for key in REQUIRED_KEYS:
             if key not in doc:
                 raise RulecheckError(f"missing required section `{key}`", doc.loc, None, f"every model needs: {', '.join(REQUIRED_KEYS)}")
-        model_id = _ident(str(doc["id"]).replace("-", "_"), self.loc("id"), "`id`") and str(doc["id"])
+        model_id = doc["id"]
+        if not isinstance(model_id, str) or not MODEL_ID.fullmatch(model_id):
+            raise RulecheckError("a model `id` is a name: letters, digits, `_` and `-` (it names files)", self.loc("id"), repr(model_id))
         clauses = self.clauses()
         self.names: dict[str, dict[str, str]] = {}
         self.players()
@@ -266,7 +269,7 @@ class ModelBuilder:
         kind = elem.type.kind
         if kind == "bool":
             if not isinstance(value, bool):
-                raise RulecheckError(f"{what}: expected true or false, found {value!r}", loc, str(value))
+                raise RulecheckError(f"{what}: expected true or false, found {value!r}", loc, str(value), yaml11_bool_hint(value))
             return value
         if kind == "int":
             if not isinstance(value, int) or isinstance(value, bool):
@@ -625,7 +628,7 @@ class ModelBuilder:
         raw = _mapping(raw, self.loc("clauses"), "`clauses`")
         for cid, spec in raw.items():
             kloc = raw.key_loc(cid)
-            if not isinstance(cid, str) or not CLAUSE_ID.match(cid):
+            if not isinstance(cid, str) or not CLAUSE_ID.fullmatch(cid):
                 raise RulecheckError("a clause id is letters, digits, `-`, `.` and `_`", kloc, repr(cid))
             spec = _mapping(spec, raw.value_loc(cid), f"clause `{cid}`")
             _keys(spec, CLAUSE_KEYS, f"clause `{cid}`")

@@ -11,6 +11,8 @@ hypothesis test holds the two to each other.
 from __future__ import annotations
 
 import itertools
+import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,8 +23,10 @@ from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old,
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
 from checker.lang.model import Action, Assign, Config, Model
+from checker.limits import WorkLimit
 
 _NOVALUE = object()
+MAX_TEXT_NESTING = 40  # brackets in generated code; Python's parser allows 200
 
 
 @dataclass
@@ -107,6 +111,8 @@ class Emitter:
     layout: Layout
     reads: Counter = field(default_factory=Counter)
     cached: set[tuple[str, int]] = field(default_factory=set)
+    helpers: dict[str, str] = field(default_factory=dict)  # hoisted expression text -> function name
+    limit: WorkLimit | None = None  # the budget for unrolling aggregates
 
     # -- values ------------------------------------------------------------------------
     def encode(self, value: Any, expr: Expr) -> Any:
@@ -125,7 +131,29 @@ class Emitter:
     # -- expressions ---------------------------------------------------------------------
     def emit(self, expr: Expr, env: dict[str, Any], state: str = "s") -> Code:
         method = getattr(self, f"emit_{type(expr).__name__}")
-        return method(expr, env, state)
+        code = method(expr, env, state)
+        if not code.const and len(code.text) > 2 * MAX_TEXT_NESTING and _nesting(code.text) > MAX_TEXT_NESTING:
+            return self.hoist(code)
+        return code
+
+    def hoist(self, code: Code) -> Code:
+        """Move deeply nested code into a helper function and call it instead, so generated
+        source never nests deeper than Python's parser and compiler allow, whatever the
+        expression. The call is made exactly where the code stood: evaluation stays lazy."""
+        name = self.helpers.setdefault(code.text, f"_e{len(self.helpers)}")
+        reads_old = re.search(r"\(o [>&]", code.text) is not None  # old(...) reads `o`
+        return Code(f"{name}(s, o)" if reads_old else f"{name}(s)")
+
+    def helper_source(self) -> list[str]:
+        """The hoisted helpers' definitions; each reads the state fields it uses itself."""
+        lines = []
+        for text, name in self.helpers.items():
+            lines.append(f"def {name}(s, o=None):")
+            for offset in sorted({int(m) for m in re.findall(r"\bs_(\d+)\b", text)}):
+                mask = next(f.mask for f in self.layout.fields if f.offset == offset)
+                lines.append(f"    s_{offset} = (s >> {offset}) & {mask}")
+            lines.append(f"    return {text}")
+        return lines
 
     def emit_Lit(self, expr: Lit, env: dict[str, Any], state: str) -> Code:
         return _lit(self.encode(expr.value, expr))
@@ -194,6 +222,14 @@ class Emitter:
         return f"(({state} >> {offset}) & {mask})"
 
     def emit_Unary(self, expr: Unary, env: dict[str, Any], state: str) -> Code:
+        if expr.op == "not":
+            negations, inner = 0, expr
+            while isinstance(inner, Unary) and inner.op == "not":  # `not not x` is `bool(x)`
+                negations, inner = negations + 1, inner.operand
+            operand = self.emit(inner, env, state)
+            if operand.const:
+                return _lit(bool(operand.value) != (negations % 2 == 1))
+            return Code(f"(not {operand.text})") if negations % 2 else Code(f"bool({operand.text})")
         operand = self.emit(expr.operand, env, state)
         if expr.op == "not":
             return _lit(not operand.value) if operand.const else Code(f"(not {operand.text})")
@@ -218,23 +254,43 @@ class Emitter:
         return Code(f"({left.text} {op} {right.text})")
 
     def emit_Binary(self, expr: Binary, env: dict[str, Any], state: str) -> Code:
+        if expr.op in ("and", "or"):
+            return self.logic_chain(expr.op, _chain(expr), env, state)
+        if expr.op == "+":
+            return self.sum_of([self.emit(term, env, state) for term in _chain(expr)])
         left = self.emit(expr.left, env, state)
-        if expr.op == "and":
-            if left.const:
-                return self.emit(expr.right, env, state) if left.value else _lit(False)
-            right = self.emit(expr.right, env, state)
-            if right.const and right.value:
-                return Code(f"bool({left.text})")
-            return Code(f"({left.text} and {right.text})")
-        if expr.op == "or":
-            if left.const:
-                return _lit(True) if left.value else self.emit(expr.right, env, state)
-            right = self.emit(expr.right, env, state)
-            if right.const and not right.value:
-                return Code(f"bool({left.text})")
-            return Code(f"({left.text} or {right.text})")
         right = self.emit(expr.right, env, state)
         return self.arith(expr.op, left, right)
+
+    def logic_chain(self, op: str, operands: list[Expr], env: dict[str, Any], state: str) -> Code:
+        """`a and b and c ...` as one flat Python chain, short-circuiting exactly as written:
+        operands after a constant that decides the chain are not emitted (nor evaluated)."""
+        deciding = op == "or"  # the constant value that decides the chain
+        live: list[str] = []
+        dropped_last = False
+        for operand in operands:
+            code = self.emit(operand, env, state)
+            if code.const:
+                if bool(code.value) == deciding:
+                    return Code(f"({f' {op} '.join(live)} {op} {deciding})") if live else _lit(deciding)
+                dropped_last = True  # a neutral constant
+                continue
+            live.append(code.text)
+            dropped_last = False
+        if not live:
+            return _lit(not deciding)
+        text = f" {op} ".join(live)
+        return Code(f"bool({text})") if dropped_last or len(live) == 1 and len(operands) > 1 else Code(f"({text})")
+
+    def sum_of(self, terms: list[Code]) -> Code:
+        """A flat sum of many terms, constant terms folded into one."""
+        constant = sum(t.value for t in terms if t.const)
+        live = [t.text for t in terms if not t.const]
+        if not live:
+            return _lit(constant)
+        if constant:
+            live.append(repr(constant))
+        return Code(live[0]) if len(live) == 1 else Code(f"({' + '.join(live)})")
 
     def emit_Cond(self, expr: Cond, env: dict[str, Any], state: str) -> Code:
         test = self.emit(expr.test, env, state)
@@ -260,9 +316,14 @@ class Emitter:
         return self.emit(expr.operand, env, "o")
 
     def emit_Agg(self, expr: Agg, env: dict[str, Any], state: str) -> Code:
+        if self.limit is not None:
+            self.limit.count("the terms of an aggregate", math.prod(d.size for _, d in expr.bound))
+            self.limit.clock("aggregate terms")
         names = [n for n, _ in expr.bound]
         terms: list[tuple[Code, Code]] = []  # (where, body)
-        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+        for n, combo in enumerate(itertools.product(*(d.values() for _, d in expr.bound))):
+            if self.limit is not None and n % 4096 == 4095:
+                self.limit.clock("aggregate terms")
             inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
             where = self.emit(expr.where, inner, state) if expr.where is not None else _lit(True)
             if where.const and not where.value:
@@ -276,10 +337,7 @@ class Emitter:
                 if not where.const:
                     value = Code(f"({value.text} if {where.text} else 0)")
                 pieces.append(value)
-            total = _lit(0)
-            for piece in pieces:
-                total = self.arith("+", total, piece)
-            return total
+            return self.sum_of(pieces)
         if op in ("any", "all"):
             pieces = []
             for where, body in terms:
@@ -318,17 +376,45 @@ class _Pending:
 
 def _conjuncts(expr: Expr) -> list[Expr]:
     """A guard's top-level `and` operands, left to right."""
-    if isinstance(expr, Binary) and expr.op == "and":
-        return _conjuncts(expr.left) + _conjuncts(expr.right)
-    return [expr]
+    return _chain(expr) if isinstance(expr, Binary) and expr.op == "and" else [expr]
+
+
+def _chain(expr: Binary) -> list[Expr]:
+    """The operands of a chain of one associative operator, left to right, without recursion."""
+    out: list[Expr] = []
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Binary) and node.op == expr.op:
+            stack.extend((node.right, node.left))
+        else:
+            out.append(node)
+    return out
+
+
+def _nesting(text: str) -> int:
+    """How deeply brackets nest in generated code."""
+    depth = deepest = 0
+    for char in text:
+        if char in "([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]":
+            depth -= 1
+    return deepest
 
 
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
-    def __init__(self, model: Model, config: Config) -> None:
+    def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None) -> None:
+        """With a limit, every enumeration (instances, aggregate terms, initial states) stops
+        with `OutOfBudget` once it would exceed the budget."""
         self.model = model
         self.config = config
+        self.limit = limit
+        if limit is not None:
+            limit.count("state elements", sum(math.prod(d.size for d in slot.dims) for slot in model.slots.values()))
         self.layout = Layout(model)
         self.interpreter = Interpreter(model, config)
         self.instances = self._instances()
@@ -337,11 +423,13 @@ class CompiledModel:
         exec(compile(self.source, f"<compiled {model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
         self.successors: Callable[[int], list[tuple[int, int]]] = namespace["successors"]
         self.terminal: Callable[[int], bool] = self.predicate(model.terminal)
-        self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states()]
+        self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states(limit)]
 
     def _instances(self) -> list[Instance]:
         active = self.interpreter.active_actions()
         ordered = [a for a in active if a.by == "rules"] + [a for a in active if a.by != "rules"]
+        if self.limit is not None:
+            self.limit.count("action instances (actions times parameter values)", sum(math.prod(d.size for _, d in a.params) for a in ordered))
         out: list[Instance] = []
         for action in ordered:
             for params in action.param_bindings():
@@ -354,11 +442,12 @@ class CompiledModel:
     # -- standalone expressions ----------------------------------------------------------
     def function(self, expr: Expr, env: dict[str, Any] | None = None, with_old: bool = False) -> Callable:
         """A function of the packed state (and the old state) returning the encoded value."""
-        emitter = Emitter(self.model, self.config, self.layout)
+        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
         code = emitter.emit(expr, env or {})
         args = "s, o" if with_old else "s"
         namespace: dict[str, Any] = dict(HELPERS)
-        exec(f"def f({args}):\n    return {code.text}\n", namespace)  # noqa: S102
+        source = "\n".join([*emitter.helper_source(), f"def f({args}):", f"    return {code.text}"]) + "\n"
+        exec(source, namespace)  # noqa: S102
         return namespace["f"]
 
     def predicate(self, expr: Expr, env: dict[str, Any] | None = None) -> Callable[[int], bool]:
@@ -372,10 +461,13 @@ class CompiledModel:
 
     # -- the successor function ----------------------------------------------------------
     def _successor_source(self) -> str:
-        emitter = Emitter(self.model, self.config, self.layout)
-        for instance in self.instances:  # a first pass only counts which fields guards read
+        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
+        for n, instance in enumerate(self.instances):  # a first pass only counts which fields guards read
+            if self.limit is not None and n % 64 == 63:
+                self.limit.clock("action instances")
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
+        emitter.helpers.clear()  # the counting pass's helpers read fields their own way
         lines = ["def successors(s):"]
         for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
             mask = next(f.mask for f in self.layout.fields if f.offset == offset)
@@ -390,7 +482,7 @@ class CompiledModel:
         lines.append("    r = []")
         lines.extend(self._dispatch(emitter, free, 1))
         lines.append("    return r")
-        return "\n".join(lines) + "\n"
+        return "\n".join([*emitter.helper_source(), *lines]) + "\n"
 
     def _dispatch(self, emitter: Emitter, pending: list[_Pending], depth: int) -> list[str]:
         """Guarded effect blocks, nested under `if field == value` tests where guards share a

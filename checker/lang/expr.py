@@ -129,7 +129,15 @@ def children(expr: Expr) -> tuple[Expr, ...]:
 
 
 def walk(expr: Expr):
-    """Every node of an expression, depth first."""
-    yield expr
-    for child in children(expr):
-        yield from walk(child)
+    """Every distinct node of an expression, parents before children. Iterative, and each
+    shared node (a definition used twice is one node) is visited once: a chain of definitions
+    that each use the previous twice is linear here, not exponential."""
+    seen: set[int] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.extend(reversed(children(node)))

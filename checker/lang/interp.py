@@ -12,12 +12,14 @@ modelling error, as is indexing outside an integer domain or writing outside a s
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
 from checker.lang.model import Action, Config, Model
+from checker.limits import WorkLimit
 
 State = dict[str, Any]
 
@@ -88,7 +90,7 @@ class Interpreter:
         key = tuple(self.eval(i, state, env, old) for i in expr.indices)
         for value, dom in zip(key, dims):
             if not dom.contains(value):
-                raise ModellingError(f"index {value} of `{expr.name}` is outside {dom.name} ({dom.lo}..{dom.hi})")
+                raise ModellingError(f"index {value} of `{expr.name}` is outside {dom.name} ({dom.lo}..{dom.hi})", expr.loc)
         return key
 
     def binary(self, expr: Binary, state: State, env: dict[str, Any], old: State | None) -> Any:
@@ -100,7 +102,7 @@ class Interpreter:
             return bool(left) or bool(self.eval(expr.right, state, env, old))
         right = self.eval(expr.right, state, env, old)
         if op in ("//", "%") and right == 0:
-            raise ModellingError("division by zero")
+            raise ModellingError("division by zero", expr.loc)
         return {
             "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
             "//": lambda a, b: a // b, "%": lambda a, b: a % b,
@@ -130,19 +132,25 @@ class Interpreter:
         if expr.op == "count":
             return sum(1 for v in values if v)
         if not values:
-            raise ModellingError(f"{expr.op}() over no values")
+            raise ModellingError(f"{expr.op}() over no values", expr.loc)
         return min(values) if expr.op == "min" else max(values)
 
     # -- states ------------------------------------------------------------------------
-    def initial_states(self) -> list[State]:
-        """Every initial state, in a fixed order (the product of choices, then `init_where`)."""
+    def initial_states(self, limit: WorkLimit | None = None) -> list[State]:
+        """Every initial state, in a fixed order (the product of choices, then `init_where`).
+        With a limit, the candidates are counted before any is built (`choose: any` over many
+        slots multiplies quickly) and the clock is watched while they are filtered."""
         per_element: list[tuple[str, tuple, list]] = []
         for name, slot in self.model.slots.items():
             for index in slot.elements():
                 elem = self.model.init[name][index]
                 per_element.append((name, index, self.init_options(elem, slot)))
+        if limit is not None:
+            limit.count("candidate initial states", math.prod(len(opts) for _, _, opts in per_element))
         out = []
-        for combo in itertools.product(*(opts for _, _, opts in per_element)):
+        for n, combo in enumerate(itertools.product(*(opts for _, _, opts in per_element))):
+            if limit is not None and n % 1024 == 1023:
+                limit.clock("initial states")
             state = self.blank()
             for (name, index, _), value in zip(per_element, combo):
                 self.store(state, name, index, value)
@@ -202,8 +210,13 @@ class Interpreter:
         moves = []
         for action in actions:
             for params in action.param_bindings():
-                if self.enabled(action, params, state):
-                    moves.append(Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state)))
+                try:
+                    if self.enabled(action, params, state):
+                        moves.append(Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state)))
+                except ModellingError as exc:
+                    if exc.action is None:
+                        exc.action, exc.params = action.name, dict(params)
+                    raise
         return moves
 
     def enabled(self, action: Action, params: dict[str, Any], state: State) -> bool:
@@ -227,15 +240,15 @@ class Interpreter:
                 prefix = tuple(self.eval(i, state, env) for i in assign.indices)
                 for value, dom in zip(prefix, slot.dims):
                     if not dom.contains(value):
-                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}` at index {value}, outside {dom.name}")
+                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}` at index {value}, outside {dom.name}", assign.loc)
                 value = self.eval(assign.value, state, env)
                 elem = slot.elem
                 if elem.type.kind == "int" and not elem.lo <= value <= elem.hi:
-                    raise ModellingError(f"action `{action.name}` writes {value} to `{assign.slot}`, outside its range {elem.lo}..{elem.hi}")
+                    raise ModellingError(f"action `{action.name}` writes {value} to `{assign.slot}`, outside its range {elem.lo}..{elem.hi}", assign.value.loc or assign.loc)
                 for rest in itertools.product(*(d.values() for d in slot.dims[len(prefix):])):
                     index = (*prefix, *rest)
                     if (assign.slot, index) in written:
-                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}{list(index) if index else ''}` twice")
+                        raise ModellingError(f"action `{action.name}` writes `{assign.slot}{list(index) if index else ''}` twice", assign.loc)
                     written.add((assign.slot, index))
                     self.store(post, assign.slot, index, value)
         return post

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
 from checker.lang.types import BOOL, INT, Domain, ElemType, Type, enum
+from checker.limits import MAX_NESTING
 
 AGGREGATES = {"sum", "count", "any", "all", "min", "max"}
 FUNCTIONS = AGGREGATES | {"abs", "succ", "pred", "old"}
@@ -57,6 +58,8 @@ class Scope:
     constants: dict[str, tuple[ElemType, tuple[Domain, ...]]]
     readings: dict[str, Domain]  # reading name -> the domain of its options
     defines: dict[str, DefineSrc] = field(default_factory=dict)
+    # parameterless definitions checked once and shared: (name, old allowed) -> typed body
+    checked_defines: dict[tuple[str, bool], Expr] = field(default_factory=dict, repr=False, compare=False)
 
     def domain_of(self, type_: Type) -> Domain | None:
         """The domain behind an enum type (a declared domain or a reading's options)."""
@@ -121,7 +124,26 @@ class ExprChecker:
                 f"cannot parse expression: {exc.msg}", loc, source,
                 "expressions use Python syntax: `a and b`, `x == y`, `sum(v[k] for k in kind)`",
             ) from None
+        except (RecursionError, MemoryError):
+            raise RulecheckError("expression too deeply nested to parse", self.loc, source[:80], f"at most {MAX_NESTING} levels; name parts with `define`") from None
+        self.check_nesting(tree.body)
         return tree.body
+
+    def check_nesting(self, root: ast.AST) -> None:
+        """Refuse expressions nested deeper than MAX_NESTING, measured without recursion.
+        Chains of `and`, `or`, `+` or `*` count as one level: they are built as balanced
+        trees, so their length is free."""
+        stack: list[tuple[ast.AST, int]] = [(root, 1)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_NESTING:
+                raise self.fail(node, f"expression nested more than {MAX_NESTING} levels deep", "name inner parts with `define`, or flatten the expression")
+            for child in ast.iter_child_nodes(node):
+                same_chain = (
+                    isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)) and child is node.left
+                    and isinstance(child, ast.BinOp) and type(child.op) is type(node.op)
+                ) or isinstance(child, (ast.expr_context, ast.operator, ast.boolop, ast.cmpop, ast.unaryop))
+                stack.append((child, depth if same_chain else depth + 1))
 
     def check(self, expected: Type | None = None) -> Expr:
         node = self.parse()
@@ -206,7 +228,7 @@ class ExprChecker:
             raise self.fail(node, f"`{name}` is a domain, not a value", f"iterate it: `sum(... for x in {name})`")
         if name == "reading":
             raise self.fail(node, "`reading` needs a reading name", "write `reading.NAME == OPTION`")
-        raise self.fail(node, f"unknown name `{name}`", did_you_mean(name, list(self.bindings) + self.scope.all_names()))
+        raise self.fail(node, f"unknown name `{name}`", did_you_mean(name, list(self.bindings) + self.scope.all_names()) or yaml11_bool_hint(name))
 
     def member(self, node: ast.AST, name: str, expected: Type | None) -> Expr | None:
         """Resolve a bare enum member (or reading option) by the expected type."""
@@ -297,8 +319,21 @@ class ExprChecker:
         if op is None:
             hint = "integer division is `//`" if isinstance(node.op, ast.Div) else None
             raise self.fail(node, f"operator `{type(node.op).__name__}` is not part of the model language", hint)
+        if op in ("+", "*"):
+            # a chain `a + b + c ...` is checked without recursing down it, and built as a
+            # balanced tree (the operator is associative on integers; evaluation stays left to
+            # right), so its length never meets a recursion limit
+            operands: list[ast.AST] = []
+            current: ast.AST = node
+            while isinstance(current, ast.BinOp) and type(current.op) is type(node.op):
+                operands.append(current.right)
+                current = current.left
+            operands.append(current)
+            return balanced(op, [self.expect(o, INT) for o in reversed(operands)], INT, self.at(node))
         left = self.expect(node.left, INT)
         right = self.expect(node.right, INT)
+        if op in ("//", "%") and isinstance(right, Lit) and right.value == 0:
+            raise self.fail(node, "division by zero", "the divisor is always 0")
         return Binary(INT, op=op, left=left, right=right, loc=self.at(node))
 
     def visit_UnaryOp(self, node: ast.UnaryOp, expected: Type | None) -> Expr:
@@ -315,16 +350,12 @@ class ExprChecker:
 
     def visit_BoolOp(self, node: ast.BoolOp, expected: Type | None) -> Expr:
         op = "and" if isinstance(node.op, ast.And) else "or"
-        values = [self.expect(v, BOOL) for v in node.values]
-        result = values[0]
-        for value in values[1:]:
-            result = Binary(BOOL, op=op, left=result, right=value, loc=self.at(node))
-        return result
+        return balanced(op, [self.expect(v, BOOL) for v in node.values], BOOL, self.at(node))
 
     def visit_Compare(self, node: ast.Compare, expected: Type | None) -> Expr:
         ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
         operands = [node.left, *node.comparators]
-        result: Expr | None = None
+        comparisons: list[Expr] = []
         for i, op_node in enumerate(node.ops):
             op = ops.get(type(op_node))
             if op is None:
@@ -334,10 +365,8 @@ class ExprChecker:
                 raise self.fail(node, f"cannot compare {left.type} with {right.type}", self._type_hint(left.type, right))
             if op not in ("==", "!=") and left.type != INT:
                 raise self.fail(node, f"`{op}` compares integers, found {left.type}", "enums and booleans compare with == and !=")
-            comparison = Binary(BOOL, op=op, left=left, right=right, loc=self.at(node))
-            result = comparison if result is None else Binary(BOOL, op="and", left=result, right=comparison, loc=self.at(node))
-        assert result is not None
-        return result
+            comparisons.append(Binary(BOOL, op=op, left=left, right=right, loc=self.at(node)))
+        return balanced("and", comparisons, BOOL, self.at(node))
 
     def pair(self, left_node: ast.AST, right_node: ast.AST) -> tuple[Expr, Expr]:
         """Check two operands that must share a type; a bare member takes the other's type."""
@@ -434,6 +463,9 @@ class ExprChecker:
             raise self.fail(node, f"definitions may not be recursive: {chain}")
         if len(args) != len(define.params):
             raise self.fail(node, f"`{define.name}` takes {len(define.params)} argument(s) ({', '.join(define.params)}), found {len(args)}")
+        shared = (define.name, self.allow_old)
+        if not define.params and shared in self.scope.checked_defines:
+            return self.scope.checked_defines[shared]
         bound: dict[str, Binding] = {}
         for param, arg in zip(define.params, args):
             try:
@@ -441,7 +473,10 @@ class ExprChecker:
             except _Ambiguous:
                 raise self.fail(arg, "ambiguous enum member", "qualify it as `domain.member`") from None
         body = ExprChecker(self.scope, define.text, define.loc, bound, self.allow_old, (*self.define_stack, define.name))
-        return body.check(None)
+        expr = body.check(None)
+        if not define.params:
+            self.scope.checked_defines[shared] = expr
+        return expr
 
 
 def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = None, bindings: dict[str, Binding] | None = None, allow_old: bool = False) -> Expr:
@@ -454,6 +489,22 @@ def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = Non
     if not isinstance(text, str):
         raise RulecheckError("expected an expression", loc, repr(text))
     return ExprChecker(scope, text, loc, bindings, allow_old).check(expected)
+
+
+def balanced(op: str, items: list[Expr], type_: Type, loc: Loc) -> Expr:
+    """`items[0] op items[1] op ...` as a balanced tree: depth log2(n), same left-to-right
+    order, for operators that are associative (and, or, +, *)."""
+    if len(items) == 1:
+        return items[0]
+    middle = len(items) // 2
+    return Binary(type_, op=op, left=balanced(op, items[:middle], type_, loc), right=balanced(op, items[middle:], type_, loc), loc=loc)
+
+
+def yaml11_bool_hint(value: object) -> str | None:
+    """YAML 1.1 read yes/no/on/off as booleans; rulecheck reads YAML 1.2, where they are words."""
+    if isinstance(value, str) and value.lower() in ("yes", "no", "on", "off", "y", "n"):
+        return f"write {'true' if value.lower() in ('yes', 'on', 'y') else 'false'}: only true and false are booleans"
+    return None
 
 
 def reading_domain(name: str, options: list[str]) -> Domain:

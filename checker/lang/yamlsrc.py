@@ -18,11 +18,12 @@ from checker.errors import Loc, RulecheckError
 
 class _Loader(yaml.SafeLoader):
     """SafeLoader with YAML 1.2 booleans: only true/false (any case) are booleans, so that
-    words designers write (yes, no, on, off) stay words."""
+    words designers write (yes, no, on, off) stay words; dates stay text too."""
 
 
+_DROPPED = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"}
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _DROPPED]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
@@ -60,12 +61,26 @@ def _loc(path: str, node: yaml.Node) -> Loc:
     return Loc(path, mark.line + 1, col)
 
 
+MAX_BYTES = 4 * 1024 * 1024  # the largest bundled file is about 50 KB
+MAX_NESTING = 100  # mappings and lists inside each other; bundled models nest under 10 deep
+MAX_VALUES = 200_000  # values after expanding aliases; bundled files hold a few thousand
+STANDARD_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null", "float", "map", "seq")}
+LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
+SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+")
+
+
 class _Builder:
+    """Builds located values from composed nodes, refusing what YAML allows but a model must
+    not contain: language-specific tags, YAML 1.1 number forms, alias expansions beyond
+    MAX_VALUES (an alias bomb is a few lines that expand to billions of values)."""
+
     def __init__(self, path: str) -> None:
         self.path = path
         self.scalars = _Loader("")
+        self.built = 0
 
     def build(self, node: yaml.Node) -> Any:
+        self.check(node)
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node)
         if isinstance(node, yaml.SequenceNode):
@@ -73,13 +88,31 @@ class _Builder:
             out.loc = _loc(self.path, node)
             out.item_locs = [_loc(self.path, item) for item in node.value]
             return out
-        value = self.scalars.construct_object(node, deep=True)
+        value = self.scalar(node)
         if isinstance(value, float):
             raise RulecheckError(
                 "numbers in models are integers", _loc(self.path, node), str(node.value),
                 "use a whole number",
             )
         return value
+
+    def scalar(self, node: yaml.Node) -> Any:
+        try:
+            return self.scalars.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            raise RulecheckError(f"cannot read this value: {getattr(exc, 'problem', None) or exc}", _loc(self.path, node), str(node.value)[:60]) from None
+
+    def check(self, node: yaml.Node) -> None:
+        self.built += 1
+        if self.built > MAX_VALUES:
+            raise RulecheckError(f"the document expands to more than {MAX_VALUES:,} values", _loc(self.path, node), None, "YAML aliases (`*name`) are expanded; a model does not need them")
+        if node.tag not in STANDARD_TAGS:
+            raise RulecheckError(f"YAML tag `{node.tag}` is not allowed in a model", _loc(self.path, node), None, "remove the `!`-tag; models hold plain mappings, lists, names, numbers and true/false")
+        if isinstance(node, yaml.ScalarNode) and node.style is None and node.tag == "tag:yaml.org,2002:int":
+            if SEXAGESIMAL.fullmatch(node.value):
+                raise RulecheckError(f"`{node.value}` is read by YAML as a base-60 number", _loc(self.path, node), node.value, "write the number you mean, or quote the text")
+            if LEADING_ZERO.fullmatch(node.value):
+                raise RulecheckError(f"`{node.value}` has a leading zero, which YAML reads as octal", _loc(self.path, node), node.value, f"write {node.value.lstrip('+-').lstrip('0_') or '0'}")
 
     def _mapping(self, node: yaml.MappingNode) -> YMap:
         out = YMap()
@@ -89,7 +122,8 @@ class _Builder:
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 raise RulecheckError("a mapping key must be a plain name", _loc(self.path, key_node))
-            key = self.scalars.construct_object(key_node)
+            self.check(key_node)
+            key = self.scalar(key_node)
             if key in out:
                 first = out.key_locs[key]
                 raise RulecheckError(
@@ -103,15 +137,49 @@ class _Builder:
         return out
 
 
+def read_text(path: str, what: str = "file") -> str:
+    """A file's text, refusing what is not a small UTF-8 text file with a located message."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise RulecheckError(f"cannot read {what}: {exc.strerror}", Loc(path, 1, 1)) from None
+    if len(data) > MAX_BYTES:
+        raise RulecheckError(f"the {what} is larger than {MAX_BYTES // (1024 * 1024)} MB", Loc(path, 1, 1), None, "a model or trace file is text of a few hundred KB at most")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise RulecheckError(f"the {what} is UTF-16 encoded", Loc(path, 1, 1), None, "save it as UTF-8")
+    if b"\x00" in data:
+        raise RulecheckError(f"the {what} is binary (it contains a NUL byte)", _byte_loc(path, data, data.index(b"\x00")), None, "expected a UTF-8 text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RulecheckError(f"the {what} is not UTF-8 (byte 0x{data[exc.start]:02x})", _byte_loc(path, data, exc.start), None, "save it as UTF-8") from None
+
+
+def _byte_loc(path: str, data: bytes, offset: int) -> Loc:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return Loc(path, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def _check_nesting(path: str, text: str) -> None:
+    """Refuse deep nesting before composing: PyYAML's composer recurses once per level."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                mark = event.start_mark
+                raise RulecheckError(f"mappings and lists nested more than {MAX_NESTING} deep", Loc(path, mark.line + 1, mark.column + 1))
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
 def load_yaml(path: str, text: str | None = None) -> Any:
     """Parse one YAML document into YMap/YList/scalars with locations."""
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as exc:
-            raise RulecheckError(f"cannot read file: {exc.strerror}", Loc(path, 1, 1)) from None
+        text = read_text(path)
     try:
+        _check_nesting(path, text)
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -121,6 +189,10 @@ def load_yaml(path: str, text: str | None = None) -> Any:
             f"malformed YAML: {exc.problem or exc.context}", loc, line.strip() if line else None,
             "check indentation and that every `key: value` has a space after the colon",
         ) from None
+    except yaml.YAMLError as exc:  # a reader error: a character YAML does not allow
+        mark = getattr(exc, "position", None)
+        loc = _byte_loc(path, text.encode("utf-8"), len(text[:mark].encode("utf-8"))) if isinstance(mark, int) else Loc(path, 1, 1)
+        raise RulecheckError(f"not a YAML text file: {getattr(exc, 'reason', exc)}", loc) from None
     if node is None:
         raise RulecheckError("the file is empty", Loc(path, 1, 1))
     return _Builder(path).build(node)

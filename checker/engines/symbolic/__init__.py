@@ -23,7 +23,8 @@ from typing import Any
 
 from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
 from checker.engines.symbolic.encoding import Encoder
-from checker.engines.symbolic.induction import k_induction, ranking
+from checker.engines.symbolic.induction import Window, k_induction, ranking
+from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.evidence import build_trace
 from checker.lang.model import Config, Model
 from checker.properties import BoundProperty
@@ -53,10 +54,21 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
     depth = getattr(options, "depth", 30)
     free_consts = free_constant_names(model, getattr(options, "free_constants", None))
     free_readings = bool(getattr(options, "free_readings", False)) and bool(model.readings)
-    enc = Encoder(model, config, free_consts, free_readings)
-    outcomes = decide(enc, props, depth, deadline)
+    supported = [p for p in props if p.kind not in UNSUPPORTED]
+    with deferred_interrupts():
+        enc = Encoder(model, config, free_consts, free_readings)
+        outcomes = decide(enc, supported, depth, deadline) if supported else {}
+    for prop in props:
+        if prop.kind in UNSUPPORTED:
+            outcomes[prop.id] = Outcome("undecided", False, "not supported by the symbolic engine", detail=UNSUPPORTED[prop.kind])
     seconds = time.perf_counter() - started
     return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
+
+
+UNSUPPORTED = {
+    "can-end": "`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine",
+    "value": "`value` (retrograde analysis) needs the whole reachable graph: use the explicit engine",
+}
 
 
 PROOF_DEPTHS = (0, 1, 3, 7, 15)  # after these BMC depths, try k-induction with k = depth + 1
@@ -69,11 +81,46 @@ class Prover:
         self.enc = enc
         self.deadline = deadline
         self.proved: list[BoundProperty] = []
+        self._window: Window | None = None
+        self._strengthening: dict[str, object] = {}  # prop id -> the proved fact as an expression
         self.tried: dict = {}  # prop id (or ("_error", strengthening size)) -> largest k tried
         self.errors_excluded: int | None = None  # k of the proof that no modelling error is reachable
+        self.rank_tried: dict[str, int] = {}  # prop id -> how many proved invariants strengthened its last try
+        self.ranked: set[str] = set()  # `terminates ... within` whose measure proves only that plays end
+        self.rank_refuted: dict[str, dict | None] = {}  # prop id -> a state where the measure fails
+
+    def rank(self, open_props: list[BoundProperty], depth: int) -> dict[str, Outcome]:
+        """Ranking-function proofs for the open `terminates` properties with a `measure`, tried
+        again whenever more invariants have been proved. A measure proves that every play ends,
+        never a `within` bound: such a property only notes it (`ranked`) and stays open."""
+        out: dict[str, Outcome] = {}
+        for prop in open_props:
+            if prop.kind != "terminates" or prop.measure is None or prop.id in self.ranked:
+                continue
+            if self.rank_tried.get(prop.id) == len(self.proved) or time.perf_counter() > self.deadline:
+                continue
+            self.rank_tried[prop.id] = len(self.proved)
+            status, state = ranking(self.window, prop.measure, self.strengthening(), self.deadline)
+            if status == "proved" and prop.prop.within is not None:
+                self.ranked.add(prop.id)
+            elif status == "proved":
+                out[prop.id] = Outcome("holds", True, "ranking function", depth=depth, detail="the measure is >= 0 and decreases on every step")
+            elif status == "refuted":
+                self.rank_refuted[prop.id] = state
+        return out
+
+    @property
+    def window(self) -> Window:
+        """The induction window, encoded on first use (many runs never need it)."""
+        if self._window is None:
+            self._window = Window(self.enc)
+        return self._window
 
     def strengthening(self) -> list:
-        return [p.expr if p.kind == "invariant" else _negate(p.expr) for p in self.proved if p.kind in ("invariant", "unreachable")]
+        for p in self.proved:
+            if p.kind in ("invariant", "unreachable") and p.id not in self._strengthening:
+                self._strengthening[p.id] = p.expr if p.kind == "invariant" else _negate(p.expr)
+        return list(self._strengthening.values())
 
     def __call__(self, depth: int, open_props: list[BoundProperty], run: BMCRun, final: bool = False) -> dict[str, Outcome]:
         if not final and depth not in PROOF_DEPTHS:
@@ -89,7 +136,7 @@ class Prover:
                 if prop.id in out or k_limit <= self.tried.get(prop.id, 0) or time.perf_counter() > self.deadline:
                     continue
                 self.tried[prop.id] = k_limit
-                k = k_induction(self.enc, prop, self.strengthening(), k_limit, self.deadline)
+                k = k_induction(self.window, prop, self.strengthening(), k_limit, self.deadline)
                 if k is None:
                     continue
                 progress = True
@@ -103,11 +150,12 @@ class Prover:
             for prop_id in out:  # a later proof may use the earlier ones: retry the others
                 self.tried.pop(prop_id, None)
             self.tried = {pid: k for pid, k in self.tried.items() if isinstance(pid, tuple) or pid in out}
+        out.update(self.rank(open_props, depth))
         # no modelling error in any reachable state (using the invariants proved so far)
         key = ("_error", len(self.proved))
         if self.errors_excluded is None and self.tried.get(key, 0) < max_k and run.error_free_to >= depth:
             self.tried[key] = max_k
-            self.errors_excluded = k_induction(self.enc, "_error", self.strengthening(), max_k, self.deadline)
+            self.errors_excluded = k_induction(self.window, "_error", self.strengthening(), max_k, self.deadline)
             run.errors_excluded = self.errors_excluded is not None
         return out
 
@@ -130,15 +178,16 @@ def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float
             out[prop.id] = bounded(enc, prop, run)
     if prover.errors_excluded is None and run.complete_at is None:
         for outcome in out.values():
-            if outcome.bound.startswith("k-induction") and "excluded only" not in outcome.bound:
+            if outcome.bound.startswith(("k-induction", "ranking function")) and "excluded only" not in outcome.bound:
                 outcome.bound += f"; modelling errors excluded only to depth {run.error_free_to}"
     for prop in undecided:
-        if prop.kind == "terminates" and prop.measure is not None and time.perf_counter() < deadline:
-            status, state = ranking(enc, prop.measure, prover.strengthening(), deadline)
-            if status == "proved":
-                out[prop.id] = Outcome("holds", True, "ranking function", depth=run.reached, detail="the measure is >= 0 and decreases on every step")
-            elif status == "refuted":
-                out[prop.id].detail = f"the measure does not decrease from a state the proved invariants allow (it may be unreachable): {_short(state)}"
+        outcome = out[prop.id]
+        if prop.id in prover.ranked and outcome.status == "holds" and not outcome.proof:
+            # a measure proves that every play ends, never how soon: `within` stays bounded
+            outcome.bound += "; ranking function: every play ends"
+            outcome.detail = f"the measure proves that every play ends; a play longer than {prop.prop.within} steps was looked for only up to {outcome.depth} steps"
+        elif prop.id in prover.rank_refuted and outcome.status != "fails":
+            outcome.detail = f"the measure does not decrease from a state the proved invariants allow (it may be unreachable): {_short(prover.rank_refuted[prop.id])}"
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import z3
 
 from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
-from checker.engines.symbolic.induction import bad
+from checker.engines.symbolic.induction import bad, property_error
 from checker.engines.symbolic.unroll import Unrolling, query
 from checker.errors import ModellingError
 from checker.lang.interp import Interpreter
@@ -65,11 +65,21 @@ def describe_config(enc: Encoder, cfg: Config) -> str:
     return ("fails when " + ", ".join(parts)) if parts else ""
 
 
+def depth_needed(prop: BoundProperty, default_depth: int) -> int:
+    """How deep BMC goes for a property: its own `depth`, or the run's. `terminates` with
+    `within: N` is decided exactly at depth N + 1 (a play of N + 1 steps exists, or none does),
+    so it goes at least that deep."""
+    depth = prop.prop.depth or default_depth
+    if prop.kind == "terminates" and prop.prop.within is not None:
+        depth = max(depth, prop.prop.within + 1)
+    return depth
+
+
 def run_bmc(enc: Encoder, props: list[BoundProperty], default_depth: int, deadline: float, prove=None) -> BMCRun:
     """Deepen from 0 to the largest depth asked for. `prove(k, open_props, run)`, called after
     each depth k has been checked, may return outcomes (proofs) that close properties early."""
     run = BMCRun()
-    limits = {p.id: (p.prop.depth or default_depth) for p in props}
+    limits = {p.id: depth_needed(p, default_depth) for p in props}
     max_depth = max(limits.values(), default=default_depth)
     open_props = list(props)
     solver = z3.Solver()
@@ -175,7 +185,7 @@ def _condition(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int, run: BMC
     if kind == "terminates":
         return u.loop_back(k)
     if kind == "leads-to":
-        return _leads_to_cond(enc, u, prop, k)
+        return OR(property_error(u, prop, k), _leads_to_cond(enc, u, prop, k))
     if kind == "coverage":
         remaining = [a for a in coverage_targets if a not in run.coverage_fired]
         return OR(*(u.fired(k, a) for a in remaining)) if remaining else True
@@ -195,28 +205,36 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
         cfg = enc.chosen_config(m)
         return Outcome("fails", True, f"BMC: shortest counterexample, {k} step(s)", u.path(m, k), cfg, depth=k, detail=describe_config(enc, cfg), **kw)
 
+    perr = property_error(u, prop, k)
+
+    def raising(m) -> Outcome | None:
+        """The state found makes the property's own expression raise: the result is `error`."""
+        if perr is False or not z3.is_true(m.eval(zv(perr), model_completion=True)):
+            return None
+        return _property_error(enc, u, prop, m, k)
+
     if kind == "invariant":
         hit, m = found(cond)
         if hit == "unknown":
             return "unknown"
-        return failing(m, note="The invariant is false in this state.") if hit else None
+        return (raising(m) or failing(m, note="The invariant is false in this state.")) if hit else None
     if kind == "unreachable":
         hit, m = found(cond)
         if hit == "unknown":
             return "unknown"
-        return failing(m, note="This state satisfies the expression.") if hit else None
+        return (raising(m) or failing(m, note="This state satisfies the expression.")) if hit else None
     if kind == "reachable":
         hit, m = found(cond)
         if hit == "unknown":
             return "unknown"
         if hit:
-            return Outcome("holds", True, f"BMC: witness at depth {k}", depth=k, detail=cfg_note(m))
+            return raising(m) or Outcome("holds", True, f"BMC: witness at depth {k}", depth=k, detail=cfg_note(m))
         return None
     if kind == "after":
         hit, m = found(cond)
         if hit == "unknown":
             return "unknown"
-        return failing(m, last_action=prop.action, note=f"After `{prop.action}`, the property no longer holds.") if hit else None
+        return (raising(m) or failing(m, last_action=prop.action, note=f"After `{prop.action}`, the property no longer holds.")) if hit else None
     if kind == "deadlock-free":
         hit, m = found(cond)
         if hit == "unknown":
@@ -244,7 +262,7 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
         start = next(j for j in range(k) if path[j] == path[k])
         return failing(m, shape="lasso", loop_start=start, note="A loop the game can go round forever without ending.")
     if kind == "leads-to":
-        return _leads_to(enc, u, solver, prop, k, deadline, failing, cond)
+        return _leads_to(enc, u, solver, prop, k, deadline, failing, raising, cond)
     if kind == "coverage":
         while True:
             remaining = [a for a in coverage_targets if a not in run.coverage_fired]
@@ -259,15 +277,38 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
     return None
 
 
+def _property_error(enc: Encoder, u: Unrolling, prop: BoundProperty, m: z3.ModelRef, k: int) -> Outcome:
+    """The result `error` with the path to the state where the property's expression raises,
+    and the interpreter's message for it (the trace is replayed and confirmed like any other)."""
+    cfg = enc.chosen_config(m)
+    path = u.path(m, k)
+    params: dict = {}
+    old = None
+    if prop.kind == "after":
+        params = dict(enc.instances[u.fired_instance(m, k - 1)].params)
+        old = path[-2]
+    interp = Interpreter(enc.model, cfg)
+    message = "the expression cannot be evaluated"
+    for expr in (e for e in (prop.expr, prop.source, prop.target) if e is not None):
+        try:
+            interp.eval(expr, path[-1], params, old=old)
+        except ModellingError as exc:
+            message = exc.message
+            break
+    return Outcome("error", True, f"BMC: property error at depth {k}", path, cfg, shape="property-error", depth=k,
+                   last_action=prop.action if prop.kind == "after" else None,
+                   note=f"The property's expression cannot be evaluated in the last state: {message}.", detail=f"property expression: {message}")
+
+
 def _leads_to_cond(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int):
     """A play with a state where `from` holds after which `to` never holds, ending (terminal or
     stuck) or looping back into that part. `on_j` (fresh per depth) marks the avoiding part."""
     on = [z3.Bool(f"avoid{j}@lt{k}") for j in range(k + 1)]
     conds = [on[k]]
     for j in range(k + 1):
-        conds.append(z3.Implies(on[j], zv(NOT(u.value(prop.target, j)))))
+        conds.append(z3.Implies(on[j], zv(NOT(u.value(prop.target, j)[0]))))
         entered = z3.And(on[j], z3.Not(on[j - 1])) if j > 0 else on[0]
-        conds.append(z3.Implies(entered, zv(u.value(prop.source, j))))
+        conds.append(z3.Implies(entered, zv(u.value(prop.source, j)[0])))
         if j > 0:
             conds.append(z3.Implies(on[j - 1], on[j]))
     step = u.steps[k]
@@ -276,12 +317,15 @@ def _leads_to_cond(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int):
     return AND(*conds, OR(ends, *loops))
 
 
-def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, deadline: float, failing, cond):
+def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, deadline: float, failing, raising, cond):
     status, m = query(solver, cond, deadline)
     if status == "unknown":
         return "unknown"
     if status == "unsat":
         return None
+    error = raising(m)
+    if error is not None:
+        return error
     path = u.path(m, k)
     first = next(j for j in range(k + 1) if z3.is_true(m.eval(z3.Bool(f"avoid{j}@lt{k}"), model_completion=True)))
     loop = next((j for j in range(first, k) if path[j] == path[k]), None)

@@ -21,6 +21,7 @@ from typing import Any
 
 import z3
 
+from checker.engines.symbolic.interrupt import raise_if_requested
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
 from checker.lang.model import Action, Config, Model
 from checker.lang.types import Domain, Type
@@ -473,6 +474,7 @@ class Encoder:
         terminal, terr = self.term(self.model.terminal, state, {})
         guards, errors, writes = [], [], []
         for inst in self.instances:
+            raise_if_requested()  # encoding a large model takes seconds: Ctrl-C stops it here
             exists = self.exists(inst.action)
             g, gerr = self.term(inst.action.guard, state, inst.env)
             werr: Val = False

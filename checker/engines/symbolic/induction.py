@@ -25,17 +25,34 @@ from checker.lang.expr import Expr
 from checker.properties import BoundProperty
 
 
+def property_error(u: Unrolling, prop: BoundProperty, i: int):
+    """Evaluating the property's own expressions at position i raises (a division by zero, an
+    index outside its domain): the explicit engine reports that as the result `error`."""
+    kind = prop.kind
+    if kind in ("invariant", "unreachable", "reachable"):
+        return u.value(prop.expr, i)[1]
+    if kind == "after":
+        return u.after_violated(i, prop.action, prop.expr)[1]
+    if kind == "leads-to":
+        return OR(u.value(prop.source, i)[1], u.value(prop.target, i)[1])
+    return False
+
+
 def bad(u: Unrolling, prop: BoundProperty | str, i: int, tag: str):
-    """The violation at position i, for the safety kinds (and "_error": a modelling error)."""
+    """What the property looks for at position i, for the safety kinds and `reachable` (and
+    "_error": a modelling error): a violation, or its expression raising there, since a proof
+    must exclude both (the value of an expression that raises is meaningless)."""
     kind = prop if isinstance(prop, str) else prop.kind
     if kind == "_error":
         return u.steps[i].error
     if kind == "invariant":
-        return NOT(u.value(prop.expr, i))
+        value, err = u.value(prop.expr, i)
+        return OR(err, NOT(value))
     if kind in ("unreachable", "reachable"):
-        return u.value(prop.expr, i)
+        value, err = u.value(prop.expr, i)
+        return OR(err, value)
     if kind == "after":
-        return u.after_violated(i, prop.action, prop.expr)
+        return OR(*reversed(u.after_violated(i, prop.action, prop.expr)))
     if kind == "deadlock-free":
         return u.deadlock(i)
     if kind == "deterministic":
@@ -43,24 +60,70 @@ def bad(u: Unrolling, prop: BoundProperty | str, i: int, tag: str):
     raise ValueError(kind)
 
 
-def k_induction(enc: Encoder, prop: BoundProperty | str, strengthen: list[Expr], max_k: int, deadline: float) -> int | None:
+class Window:
+    """One unrolling of arbitrary (not necessarily reachable) windows, shared by every
+    k-induction and ranking attempt of a run: the states and transitions are encoded once and
+    only grow; what differs per attempt (the strengthening invariants, the simple-path
+    constraints, the property's hypothesis and its violation) is added inside a push/pop.
+    Encoding a step of a large model costs about a second; a fresh unrolling per property and
+    per attempt paid that again and again."""
+
+    def __init__(self, enc: Encoder) -> None:
+        self.enc = enc
+        self.solver = z3.Solver()
+        self.u = Unrolling(enc, self.solver, "i", initial=False, guarded=True)
+        self._terms: dict = {}
+        self._keep: dict[int, Expr] = {}
+
+    def reach(self, k: int) -> Unrolling:
+        while self.u.k < k:
+            self.u.extend()
+        return self.u
+
+    def cached(self, key, make):
+        if key not in self._terms:
+            self._terms[key] = make()
+        return self._terms[key]
+
+    def strengthening(self, strengthen: list[Expr], upto: int) -> list:
+        out = []
+        for expr in strengthen:
+            self._keep.setdefault(id(expr), expr)  # keeps id(expr) from being reused while cached
+            for i in range(upto + 1):
+                out.append(self.cached(("inv", id(expr), i), lambda e=expr, i=i: zv(AND(*_defined_and_true(self.enc, e, self.u.states[i])))))
+        return out
+
+    def distinct(self, i: int, j: int):
+        return self.cached(("ne", i, j), lambda: zv(NOT(self.enc.equal(self.u.states[i], self.u.states[j]))))
+
+
+def _defined_and_true(enc: Encoder, expr: Expr, state) -> tuple:
+    value, err = enc.term(expr, state, {})
+    return NOT(err), value
+
+
+def k_induction(window: Window, prop: BoundProperty | str, strengthen: list[Expr], max_k: int, deadline: float) -> int | None:
     """The smallest k <= max_k for which the induction step closes, or None."""
     kind = prop if isinstance(prop, str) else prop.kind
-    solver = z3.Solver()
-    u = Unrolling(enc, solver, "i", initial=False, strengthen=strengthen)
+    pid = prop if isinstance(prop, str) else prop.id
+    solver = window.solver
     for k in range(1, max_k + 1):
         if time.perf_counter() > deadline:
             return None
-        u.extend()
-        # the hypothesis at position k-1 (existential selectors cannot be negated: `deterministic`
-        # keeps only the strengthening invariants as its hypothesis)
-        if kind != "deterministic":
-            solver.add(zv(NOT(bad(u, prop, k - 1, "h"))))
-        # simple path: pre-states distinct (for `after` the last state may repeat an earlier one)
-        last = k - 1 if kind == "after" else k
-        for j in range(last):
-            solver.add(zv(NOT(enc.equal(u.states[j], u.states[last]))))
-        status, _ = query(solver, bad(u, prop, k, f"g{k}"), deadline)
+        u = window.reach(k)
+        solver.push()
+        try:
+            solver.add(*u.active[:k], *window.strengthening(strengthen, k))
+            # the hypothesis at positions 0..k-1 (existential selectors cannot be negated:
+            # `deterministic` keeps only the strengthening invariants as its hypothesis)
+            if kind != "deterministic":
+                solver.add(*(window.cached(("hyp", pid, j), lambda j=j, u=u: zv(NOT(bad(u, prop, j, "h")))) for j in range(k)))
+            # simple path: pre-states distinct (for `after` the last state may repeat an earlier one)
+            last = k - 1 if kind == "after" else k
+            solver.add(*(window.distinct(i, j) for j in range(last + 1) for i in range(j)))
+            status, _ = query(solver, bad(u, prop, k, f"g{k}"), deadline)
+        finally:
+            solver.pop()
         if status == "unsat":
             return k
         if status == "unknown":
@@ -68,17 +131,22 @@ def k_induction(enc: Encoder, prop: BoundProperty | str, strengthen: list[Expr],
     return None
 
 
-def ranking(enc: Encoder, measure: Expr, strengthen: list[Expr], deadline: float) -> tuple[str, dict | None]:
+def ranking(window: Window, measure: Expr, strengthen: list[Expr], deadline: float) -> tuple[str, dict | None]:
     """("proved" | "refuted" | "unknown", a state where the measure fails to decrease)."""
-    solver = z3.Solver()
-    u = Unrolling(enc, solver, "r", initial=False, strengthen=strengthen)
-    u.extend()
+    enc, solver = window.enc, window.solver
+    u = window.reach(1)
     before, err0 = enc.term(measure, u.states[0], {})
     after, err1 = enc.term(measure, u.states[1], {})
     fails = OR(err0, err1, NOT(AND(zv(before) >= 0, zv(after) < zv(before))))
-    status, m = query(solver, fails, deadline)
+    solver.push()
+    try:
+        solver.add(u.active[0], *window.strengthening(strengthen, 1))
+        status, m = query(solver, fails, deadline)
+        state = enc.readable(m, u.states[0]) if status == "sat" else None
+    finally:
+        solver.pop()
     if status == "unsat":
         return "proved", None
     if status == "sat":
-        return "refuted", enc.readable(m, u.states[0])
+        return "refuted", state
     return "unknown", None

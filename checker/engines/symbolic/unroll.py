@@ -15,19 +15,26 @@ from dataclasses import dataclass, field
 import z3
 
 from checker.engines.symbolic.encoding import AND, EQ, NOT, OR, Encoder, State, Step, zv
+from checker.engines.symbolic.interrupt import raise_if_requested
 from checker.lang.expr import Expr
 
 
 @dataclass
 class Unrolling:
+    """With `guarded`, each transition's constraints hold only under its activation literal
+    (`active[i]` for s_i -> s_{i+1}): one unrolling then serves windows of every length, a query
+    about k steps assuming only the first k literals (a longer unrolling must not constrain
+    s_k to have successors)."""
+
     enc: Encoder
     solver: z3.Solver
     tag: str
     initial: bool = True
-    strengthen: list[Expr] = field(default_factory=list)
+    guarded: bool = False
     states: list[State] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     sels: list[list[z3.BoolRef]] = field(default_factory=list)  # per step: one Bool per instance
+    active: list[z3.BoolRef] = field(default_factory=list)  # per step, when guarded
 
     def __post_init__(self) -> None:
         self.solver.add(*self.enc.parameter_constraints())
@@ -42,9 +49,6 @@ class Unrolling:
     def _add_state(self) -> None:
         state = self.enc.new_state(f"{self.tag}{len(self.states)}")
         self.solver.add(*self.enc.range_constraints(state))
-        for inv in self.strengthen:
-            value, _ = self.enc.term(inv, state, {})
-            self.solver.add(zv(value))
         self.states.append(state)
         self.steps.append(self.enc.step_at(state))
 
@@ -54,25 +58,31 @@ class Unrolling:
         state, step = self.states[k], self.steps[k]
         n = len(self.enc.instances)
         sels = [z3.Bool(f"fire{i}@{self.tag}{k}") for i in range(n)]
-        self.solver.add(zv(NOT(step.terminal)), zv(NOT(step.error)), zv(OR(*sels)))
+        cs = [zv(NOT(step.terminal)), zv(NOT(step.error)), zv(OR(*sels))]
         if n <= 12:
             for i in range(n):
                 for j in range(i + 1, n):
-                    self.solver.add(z3.Or(z3.Not(sels[i]), z3.Not(sels[j])))
+                    cs.append(z3.Or(z3.Not(sels[i]), z3.Not(sels[j])))
         elif n:
-            self.solver.add(z3.AtMost(*sels, 1))
+            cs.append(z3.AtMost(*sels, 1))
         for i in range(n):
-            self.solver.add(z3.Implies(sels[i], zv(step.enabled[i])))
+            cs.append(z3.Implies(sels[i], zv(step.enabled[i])))
         post = self.enc.post_at(state, lambda i: sels[i])
         self.sels.append(sels)
         self._add_state()
         nxt = self.states[k + 1]
-        self.solver.add(*(zv(EQ(nxt[key], post[key])) for key in nxt))
+        cs += [zv(EQ(nxt[key], post[key])) for key in nxt]
+        if self.guarded:
+            lit = z3.Bool(f"active@{self.tag}{k}")
+            self.active.append(lit)
+            cs = [z3.Implies(lit, c) for c in cs]
+        self.solver.add(*cs)
 
     # -- what the properties look at ----------------------------------------------------
     def value(self, expr: Expr, i: int, env: dict | None = None, old: int | None = None):
-        value, _ = self.enc.term(expr, self.states[i], env or {}, self.states[old] if old is not None else None)
-        return value
+        """(value, error): the expression at s_i and the condition that evaluating it raises
+        (the value is meaningless where the error condition holds: z3 leaves x // 0 free)."""
+        return self.enc.term(expr, self.states[i], env or {}, self.states[old] if old is not None else None)
 
     def deadlock(self, i: int):
         step = self.steps[i]
@@ -103,14 +113,17 @@ class Unrolling:
         return OR(*(self.sels[i - 1][inst.id] for inst in self.enc.instances if inst.action.name == action))
 
     def after_violated(self, i: int, action: str, expr: Expr):
+        """(violated, raises): the step into s_i was `action` and `expr` is false after it, or
+        evaluating `expr` after it raises."""
         if i == 0:
-            return False
-        cases = []
+            return False, False
+        cases, errors = [], []
         for inst in self.enc.instances:
             if inst.action.name == action:
-                value, _ = self.enc.term(expr, self.states[i], inst.env, self.states[i - 1])
+                value, err = self.enc.term(expr, self.states[i], inst.env, self.states[i - 1])
                 cases.append(AND(self.sels[i - 1][inst.id], NOT(value)))
-        return OR(*cases)
+                errors.append(AND(self.sels[i - 1][inst.id], err))
+        return OR(*cases), OR(*errors)
 
     def loop_back(self, i: int, since: int = 0):
         """s_i equals an earlier state s_j (since <= j < i)."""
@@ -134,12 +147,28 @@ class Unrolling:
         return [self.enc.readable(m, self.states[i]) for i in range(last + 1)]
 
 
+def _interrupted(solver: z3.Solver, started: float, timeout_ms: int | None) -> bool:
+    """z3 catches Ctrl-C during a check and only answers "unknown", with the reason "canceled"
+    (as for its own timeout) or "interrupted from keyboard": an answer cancelled before the
+    timeout was due is the user's Ctrl-C, which must stop the run."""
+    import time
+
+    reason = solver.reason_unknown()
+    if reason == "interrupted from keyboard":
+        return True
+    if reason != "canceled":
+        return False
+    return timeout_ms is None or (time.perf_counter() - started) * 1000 < timeout_ms - 50
+
+
 def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, z3.ModelRef | None]:
     """Is `cond` satisfiable together with the solver's constraints? ("sat" | "unsat" | "unknown", model)."""
     import time
 
+    raise_if_requested()
     if cond is False:
         return "unsat", None
+    remaining = None
     if deadline is not None:
         remaining = int((deadline - time.perf_counter()) * 1000)
         if remaining <= 0:
@@ -149,9 +178,13 @@ def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, 
     try:
         if cond is not True:
             solver.add(zv(cond))
+        started = time.perf_counter()
         result = solver.check()
         if result == z3.sat:
             return "sat", solver.model()
+        if result == z3.unknown and _interrupted(solver, started, remaining):
+            raise KeyboardInterrupt
+        raise_if_requested()
         return ("unsat" if result == z3.unsat else "unknown"), None
     finally:
         solver.pop()

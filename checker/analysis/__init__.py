@@ -1,0 +1,11 @@
+"""Reading impact: what each reading of the rule text changes, computed rather than guessed.
+
+- `statespace`: the explicit graph of one configuration with every move's mover and weight;
+- `divergence`: the shortest play, legal under two configurations, where they part ways;
+- `outcomes`: reachable outcomes, can-end, longest game, exact outcome probabilities under a
+  stated policy, and forced wins (attractors) for two sides;
+- `value`: the game value under perfect play (retrograde analysis), for the `value` property;
+- `classify`: outcome-changing, game-breaking, rules-visible or moot;
+- `impact`: the whole analysis of a game's readings (and pairs of readings), for the command
+  `rulecheck readings`, its JSON and the errata page's reading section.
+"""

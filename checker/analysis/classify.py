@@ -1,0 +1,103 @@
+"""What a reading option changes, in one word a designer can act on.
+
+- game-breaking: it changes whether the game can always still end, whether it can get stuck
+  (a state where no rule applies), or whether it ends with probability 1;
+- outcome-changing: it changes the reachable outcomes, their probabilities under the stated
+  policy (including the probability of never ending, when both are above 0), or which side can
+  force a win;
+- rules-visible: legal play differs somewhere (there is a divergence scenario) but none of the
+  above changes; a change of the longest game alone is reported here;
+- moot: no reachable position tells the two apart, within the bound stated.
+
+The most severe class of a reading's options is the reading's class.
+"""
+
+from __future__ import annotations
+
+from checker.analysis.divergence import Divergence
+from checker.analysis.outcomes import NEVER, Impact
+
+ORDER = ("game-breaking", "outcome-changing", "rules-visible", "moot")
+TOLERANCE = 1e-9
+
+
+def most_severe(labels: list[str]) -> str:
+    return min(labels, key=ORDER.index) if labels else "moot"
+
+
+def classify(divergence: Divergence, base: Impact | None, alt: Impact | None, unconsulted: bool = False) -> tuple[str, list[str]]:
+    """(class, reasons) for one option against the default."""
+    if unconsulted:
+        return "moot", ["no expression or `only` of the model consults this reading"]
+    if not divergence.found:
+        return "moot", [divergence.bound]
+    if base is None or alt is None:
+        return "rules-visible", ["impact not computed"]
+    if not (base.complete and alt.complete):
+        return _estimated(base, alt)
+    breaking = []
+    if base.can_end != alt.can_end:
+        breaking.append(f"whether the game can always still end changes ({_yes(base.can_end)} \u2192 {_yes(alt.can_end)})")
+    if bool(base.stuck_states) != bool(alt.stuck_states):
+        breaking.append("a state where no rule applies is reachable under one reading only")
+    never_base, never_alt = (base.probabilities or {}).get(NEVER, 0.0), (alt.probabilities or {}).get(NEVER, 0.0)
+    if (never_base > TOLERANCE) != (never_alt > TOLERANCE):
+        breaking.append(f"the game ends with probability 1 under one reading only (never ends: {_pair(never_base, never_alt)})")
+    if breaking:
+        return "game-breaking", breaking
+    changing = []
+    if set(base.outcomes) != set(alt.outcomes):
+        gained = sorted(set(alt.outcomes) - set(base.outcomes))
+        lost = sorted(set(base.outcomes) - set(alt.outcomes))
+        parts = ([f"gains {', '.join(gained)}"] if gained else []) + ([f"loses {', '.join(lost)}"] if lost else [])
+        changing.append("reachable outcomes change: " + ", ".join(parts))
+    shifts = _shifts(base.probabilities or {}, alt.probabilities or {})
+    if shifts:
+        changing.append("outcome odds change: " + ", ".join(shifts))
+    if [(f.side, f.chance_adversarial, f.chance_cooperative) for f in base.forced] != [(f.side, f.chance_adversarial, f.chance_cooperative) for f in alt.forced]:
+        changing.append("which side can force a win changes")
+    if changing:
+        return "outcome-changing", changing
+    reasons = [divergence.summary]
+    if (base.longest, base.endless) != (alt.longest, alt.endless):
+        reasons.append(f"the longest game changes from {_length(base)} to {_length(alt)}")
+    return "rules-visible", reasons
+
+
+def _shifts(base: dict[str, float], alt: dict[str, float]) -> list[str]:
+    out = []
+    for name in sorted(set(base) | set(alt)):
+        a, b = base.get(name, 0.0), alt.get(name, 0.0)
+        if abs(a - b) > TOLERANCE:
+            out.append(f"{name} {_pair(a, b)}")
+    return out
+
+
+def _pair(a: float, b: float) -> str:
+    """`a → b` with just enough significant digits to show that they differ."""
+    digits = 4
+    while digits < 12 and f"{a:.{digits}g}" == f"{b:.{digits}g}":
+        digits += 1
+    return f"{a:.{digits}g} \u2192 {b:.{digits}g}"
+
+
+def _yes(flag: bool | None) -> str:
+    return "yes" if flag else "no"
+
+
+def _length(impact: Impact) -> str:
+    return "infinite" if impact.endless else f"{impact.longest} steps"
+
+
+def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
+    """Beyond the budget only seeded estimates exist: an outcome whose 95% intervals do not
+    overlap is reported as an estimated change; otherwise the impact stays undecided."""
+    separated = []
+    for name in sorted(set(base.intervals or {}) | set(alt.intervals or {})):
+        lo_a, hi_a = (base.intervals or {}).get(name, (0.0, 0.0))
+        lo_b, hi_b = (alt.intervals or {}).get(name, (0.0, 0.0))
+        if hi_a < lo_b or hi_b < lo_a:
+            separated.append(f"{name} [{lo_a:.3f}, {hi_a:.3f}] \u2192 [{lo_b:.3f}, {hi_b:.3f}]")
+    if separated:
+        return "outcome-changing", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
+    return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]

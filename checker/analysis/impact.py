@@ -1,0 +1,147 @@
+"""The impact analysis of a game's readings: per reading option, its divergence scenario from
+the default, the outcome impact under both, and its class; optionally pairs of options.
+
+One exploration of the default configuration per model serves every option; an option whose
+reading no model expression consults is moot without exploring anything, and an option with no
+divergence is the same game as the default on every reachable state, so its impact is not
+recomputed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from checker.analysis.classify import classify, most_severe
+from checker.analysis.divergence import Divergence, find_divergence
+from checker.analysis.footprint import related_pairs
+from checker.analysis.outcomes import NEVER, Impact, analyse
+from checker.analysis.statespace import explore_space
+from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model, Reading
+
+
+@dataclass
+class Settings:
+    max_states: int = 500_000
+    timeout: float = 300.0
+    games: int = 2000  # seeded games per configuration when the state space exceeds the budget
+    seed: int = 0
+    pairs: bool = False
+
+
+@dataclass
+class OptionImpact:
+    reading: str
+    option: str
+    config: Config
+    divergence: Divergence | None  # None when the model never consults the reading
+    impact: Impact | None
+    classification: str
+    reasons: list[str]
+
+
+@dataclass
+class ReadingImpact:
+    reading: Reading
+    options: list[OptionImpact]
+
+    @property
+    def classification(self) -> str:
+        return most_severe([o.classification for o in self.options])
+
+
+@dataclass
+class PairImpact:
+    """Two options taken together, and whether their joint effect is the union of their own."""
+
+    options: tuple[tuple[str, str], tuple[str, str]]
+    effect: set[str]
+    union: set[str]
+    impact: Impact | None
+
+    @property
+    def interacts(self) -> bool:
+        return self.effect != self.union
+
+
+@dataclass
+class ModelImpact:
+    model: Model
+    baseline: Config
+    impact: Impact
+    readings: list[ReadingImpact] = field(default_factory=list)
+    pairs: list[PairImpact] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def consulted_readings(model: Model) -> set[str]:
+    from checker.runner import referenced_readings
+
+    return referenced_readings(model, [])
+
+
+def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
+    space = explore_space(CompiledModel(model, config), settings.max_states, settings.timeout)
+    return analyse(space, settings.games, settings.seed)
+
+
+def analyse_model(model: Model, settings: Settings, baseline: Config | None = None) -> ModelImpact:
+    """Every reading option of one model against the default combination."""
+    started = time.process_time()
+    baseline = baseline or model.default_config()
+    result = ModelImpact(model, baseline, impact_of(model, baseline, settings))
+    consulted = consulted_readings(model)
+    for name, reading in model.readings.items():
+        options = []
+        for option in reading.options:
+            if option == baseline.readings[name]:
+                continue
+            config = baseline.with_readings({name: option})
+            if name not in consulted:
+                label, reasons = classify(Divergence(model, baseline, config, found=False), None, None, unconsulted=True)
+                options.append(OptionImpact(name, option, config, None, None, label, reasons))
+                continue
+            divergence = find_divergence(model, baseline, config, settings.max_states, settings.timeout)
+            impact = impact_of(model, config, settings) if divergence.found else None
+            label, reasons = classify(divergence, result.impact, impact)
+            options.append(OptionImpact(name, option, config, divergence, impact, label, reasons))
+        result.readings.append(ReadingImpact(reading, options))
+    if settings.pairs:
+        result.pairs = pair_impacts(model, result, settings)
+    result.seconds = time.process_time() - started
+    return result
+
+
+def effect(base: Impact, alt: Impact | None) -> set[str]:
+    """What an option changes, as facts that can be united: outcomes gained or lost, the game
+    no longer (or again) able to end, stuck states appearing or vanishing, odds moving."""
+    if alt is None:
+        return set()
+    out = {f"gains {o}" for o in set(alt.outcomes) - set(base.outcomes)}
+    out |= {f"loses {o}" for o in set(base.outcomes) - set(alt.outcomes)}
+    if base.can_end != alt.can_end:
+        out.add("can end" if alt.can_end else "cannot always end")
+    if bool(base.stuck_states) != bool(alt.stuck_states):
+        out.add("can get stuck" if alt.stuck_states else "never stuck")
+    if base.probabilities is not None and alt.probabilities is not None and base.complete and alt.complete:
+        for name in sorted(set(base.probabilities) | set(alt.probabilities) | {NEVER}):
+            a, b = base.probabilities.get(name, 0.0), alt.probabilities.get(name, 0.0)
+            if abs(a - b) > 1e-9:
+                out.add(f"{name} {'more' if b > a else 'less'} likely")
+    return out
+
+
+def pair_impacts(model: Model, result: ModelImpact, settings: Settings) -> list[PairImpact]:
+    """Every pair of deviations of readings that share a clause or a slot."""
+    singles = {(o.reading, o.option): o for r in result.readings for o in r.options}
+    out = []
+    for a, b in related_pairs(model):
+        for oa, ob in itertools.product([o for o in model.readings[a].options if o != result.baseline.readings[a]], [o for o in model.readings[b].options if o != result.baseline.readings[b]]):
+            first, second = singles[(a, oa)], singles[(b, ob)]
+            config = result.baseline.with_readings({a: oa, b: ob})
+            impact = impact_of(model, config, settings)
+            union = effect(result.impact, first.impact) | effect(result.impact, second.impact)
+            out.append(PairImpact(((a, oa), (b, ob)), effect(result.impact, impact), union, impact))
+    return out

@@ -1,0 +1,283 @@
+"""Outcome impact of one configuration, computed on its explicit graph.
+
+- the reachable outcomes (the model's `outcome:` on terminal states; `stuck` for a state where
+  no rule applies and the game is not over);
+- whether the game can always still end (AG EF terminal: backward reachability from the
+  terminal states);
+- the longest game (a reachable cycle of non-terminal states makes it infinite);
+- outcome probabilities under a stated policy, by a sparse linear solve of the absorbing Markov
+  chain (not by simulation): at each state every mover (chance, the rules, each player) that has
+  an enabled move is equally likely to go first; chance then picks by its weights, the rules and
+  a player uniformly among their moves. This is the policy `rulecheck simulate` samples, so the
+  two can be held to each other;
+- for two sides, whether each side can force a win from the start with chance adversarial and
+  with chance cooperative (attractor computation).
+
+When the state space exceeds the budget, the probabilities are estimated by seeded simulation
+with 95% Wilson intervals and labelled as estimates; nothing else is claimed beyond the bound.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.sparse import csr_matrix, identity
+from scipy.sparse.linalg import splu
+
+from checker.analysis.statespace import CHANCE, StateSpace
+from checker.engines.graph import is_cyclic, reaches, strongly_connected
+
+STUCK = "stuck (no rule applies)"
+NEVER = "never ends"
+
+
+@dataclass
+class ForcedWin:
+    """Whether `side` can force a win from the initial states, chance against it and with it."""
+
+    side: str
+    chance_adversarial: str  # "yes" | "no" | "from k of n starts"
+    chance_cooperative: str
+
+
+@dataclass
+class Impact:
+    complete: bool
+    bound: str
+    states: int
+    outcomes: dict[str, int] = field(default_factory=dict)  # outcome -> terminal states showing it
+    stuck_states: int = 0
+    can_end: bool | None = None
+    trap: list[int] | None = None  # path to a shallowest reachable state from which the game cannot end
+    longest: int | None = None  # steps of the longest play; None with `endless`
+    endless: bool | None = None  # some play never ends
+    probabilities: dict[str, float] | None = None
+    intervals: dict[str, tuple[float, float]] | None = None  # estimates only
+    method: str = ""
+    forced: list[ForcedWin] = field(default_factory=list)
+    forced_note: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "complete": self.complete, "bound": self.bound, "states": self.states,
+            "outcomes": dict(sorted(self.outcomes.items())), "stuck_states": self.stuck_states,
+            "can_end": self.can_end, "trap_depth": len(self.trap) - 1 if self.trap else None,
+            "longest": "infinite" if self.endless else self.longest,
+            "probabilities": {k: round(v, 9) for k, v in sorted(self.probabilities.items())} if self.probabilities is not None else None,
+            "intervals": {k: [round(lo, 6), round(hi, 6)] for k, (lo, hi) in sorted(self.intervals.items())} if self.intervals else None,
+            "method": self.method,
+            "forced_wins": [{"side": f.side, "chance_adversarial": f.chance_adversarial, "chance_cooperative": f.chance_cooperative} for f in self.forced],
+            "forced_note": self.forced_note,
+        }
+
+
+def outcome_labels(space: StateSpace) -> list[str | None]:
+    """Per node: its outcome label if the node ends play (terminal, or stuck), else None."""
+    compiled = space.compiled
+    evaluate = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
+    labels: list[str | None] = []
+    for node, s in enumerate(space.states):
+        if space.terminal[node]:
+            labels.append(str(evaluate(s)) if evaluate else "finished")
+        elif node < space.expanded and space.starts[node] == space.starts[node + 1]:
+            labels.append(STUCK)
+        else:
+            labels.append(None)
+    return labels
+
+
+def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Impact:
+    """The outcome impact of one configuration (exact when the exploration was complete)."""
+    labels = outcome_labels(space)
+    impact = Impact(space.complete, space.bound_text(), space.size)
+    for label in labels:
+        if label == STUCK:
+            impact.stuck_states += 1
+        elif label is not None:
+            impact.outcomes[label] = impact.outcomes.get(label, 0) + 1
+    if not space.complete:
+        estimate(space, impact, simulate_games, seed)
+        return impact
+    terminal_nodes = np.flatnonzero(np.frombuffer(bytes(space.terminal), dtype=np.uint8))
+    can_reach = _reaches(space, terminal_nodes)
+    trapped = np.flatnonzero(~can_reach)
+    impact.can_end = trapped.size == 0
+    if trapped.size:
+        impact.trap = space.path_to(int(trapped.min()))  # nodes are numbered breadth first
+    impact.longest, impact.endless = longest_play(space)
+    impact.probabilities = probabilities(space, labels)
+    impact.method = "exact: absorbing Markov chain, sparse LU solve (every mover equally likely, chance by weight, players uniform)"
+    impact.forced, impact.forced_note = forced_wins(space, labels)
+    return impact
+
+
+def _reaches(space: StateSpace, goals: np.ndarray) -> np.ndarray:
+    """Boolean per node: some path leads from it to a goal node."""
+    return np.frombuffer(bytes(reaches(space.graph(), [int(g) for g in goals])), dtype=np.uint8).astype(bool)
+
+
+def longest_play(space: StateSpace) -> tuple[int | None, bool]:
+    """(steps of the longest play from an initial state, whether some play never ends)."""
+    graph = space.graph()
+    live = bytearray(0 if t else 1 for t in space.terminal)
+    longest = [0] * space.size
+    for component in strongly_connected(graph, live.__getitem__):
+        if is_cyclic(graph, component):
+            return None, True
+        node = component[0]
+        longest[node] = max((longest[t] + 1 for t in graph.successors(node)), default=0)
+    starts = space.initial_nodes()
+    return (max(longest[n] for n in starts) if starts else 0), False
+
+
+def move_probabilities(space: StateSpace, node: int) -> list[tuple[int, float]]:
+    """(target, probability) of each move of `node` under the stated policy."""
+    by_mover: dict[int, list[int]] = {}
+    for e in space.moves(node):
+        by_mover.setdefault(space.movers[e], []).append(e)
+    share = 1.0 / len(by_mover)
+    out = []
+    for mover, edges in by_mover.items():
+        if mover == CHANCE:
+            total = sum(space.weights[e] for e in edges)
+            out.extend((space.targets[e], share * space.weights[e] / total) for e in edges)
+        else:
+            out.extend((space.targets[e], share / len(edges)) for e in edges)
+    return out
+
+
+def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, float]:
+    """Probability of each outcome (and of never ending) from a uniformly chosen initial state."""
+    ends = np.array([label is not None for label in labels], dtype=bool)
+    reaches_end = _reaches(space, np.flatnonzero(ends))
+    transient = np.flatnonzero(reaches_end & ~ends)
+    position = np.full(space.size, -1, dtype=np.int64)
+    position[transient] = np.arange(transient.size)
+    names = sorted({label for label in labels if label is not None})
+    column = {name: i for i, name in enumerate(names)}
+    rows, cols, vals = [], [], []
+    absorb = np.zeros((transient.size, len(names)))
+    for node in transient:
+        i = position[node]
+        for target, p in move_probabilities(space, int(node)):
+            if labels[target] is not None:
+                absorb[i, column[labels[target]]] += p
+            elif position[target] >= 0:
+                rows.append(i)
+                cols.append(position[target])
+                vals.append(p)
+    out = {name: 0.0 for name in names}
+    starts = space.initial_nodes()
+    if transient.size:
+        q = csr_matrix((vals, (rows, cols)), shape=(transient.size, transient.size))
+        solved = splu((identity(transient.size, format="csc") - q).tocsc()).solve(absorb)
+        solved = solved.reshape(transient.size, len(names))
+    for node in starts:
+        if labels[node] is not None:
+            out[labels[node]] += 1.0 / len(starts)
+        elif position[node] >= 0:
+            for name, i in column.items():
+                out[name] += float(solved[position[node], i]) / len(starts)
+    never = 1.0 - sum(out.values())
+    if never > 1e-12:
+        out[NEVER] = never
+    return {name: p for name, p in out.items() if p > 1e-12}
+
+
+def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:
+    """The outcome labels that mean a win for each player: the player's own name, or
+    `<player>_win`, `<player>_wins`, `<player>_won`."""
+    return {p: {o for o in outcomes if o in (p, f"{p}_win", f"{p}_wins", f"{p}_won")} for p in players}
+
+
+def forced_wins(space: StateSpace, labels: list[str | None]) -> tuple[list[ForcedWin], str]:
+    model = space.compiled.model
+    players = list(model.domains["player"].members) if "player" in model.domains else []
+    if len(players) != 2:
+        return [], f"forced wins are computed for two sides; this model has {len(players)} player(s)"
+    wins = win_labels(players, {label for label in labels if label is not None})
+    if not any(wins.values()):
+        return [], "forced wins need an outcome naming the winning side (a player's name, or `<player>_win`)"
+    starts = space.initial_nodes()
+    out = []
+    for number, side in enumerate(players):
+        verdicts = []
+        for cooperative in (False, True):
+            won = attractor(space, {n for n, label in enumerate(labels) if label in wins[side]}, number, cooperative)
+            hits = sum(1 for n in starts if won[n] >= 0)
+            verdicts.append("yes" if hits == len(starts) else ("no" if hits == 0 else f"from {hits} of {len(starts)} starts"))
+        out.append(ForcedWin(side, *verdicts))
+    return out, ""
+
+
+def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: bool) -> array:
+    """Per node, the order in which it was found won for `side` (-1: not won).
+
+    A node is won when `side` can force reaching `goal` from it. A move is friendly when `side`
+    makes it (or chance does, when cooperative); forced rules are never friendly (two
+    disagreeing rules resolve against the side). Where several movers could go next, the
+    opponents decide who moves: a node is won when every unfriendly move leads to a won node
+    and, if the side can move there, one of its moves does. Every node's deciding successors
+    were found before it, so following decreasing order numbers reaches the goal."""
+    n = space.size
+    order = array("i", [-1]) * n
+    unfriendly_left = [0] * n
+    has_friendly = bytearray(n)
+    friendly_hit = bytearray(n)
+    preds: list[list[tuple[int, bool]]] = [[] for _ in range(n)]
+    movers, targets = space.movers, space.targets
+    for node in range(n):
+        for e in space.moves(node):
+            friendly = movers[e] == side or (chance_cooperative and movers[e] == CHANCE)
+            if friendly:
+                has_friendly[node] = 1
+            else:
+                unfriendly_left[node] += 1
+            preds[targets[e]].append((node, friendly))
+    queue = sorted(goal)
+    for number, node in enumerate(queue):
+        order[node] = number
+    found = len(queue)
+    head = 0
+    while head < len(queue):
+        node = queue[head]
+        head += 1
+        for pred, friendly in preds[node]:
+            if order[pred] >= 0:
+                continue
+            if friendly:
+                friendly_hit[pred] = 1
+            else:
+                unfriendly_left[pred] -= 1
+            if unfriendly_left[pred] == 0 and (friendly_hit[pred] or not has_friendly[pred]) and space.starts[pred] != space.starts[pred + 1]:
+                order[pred] = found
+                found += 1
+                queue.append(pred)
+    return order
+
+
+def estimate(space: StateSpace, impact: Impact, games: int, seed: int) -> None:
+    """Outcome frequencies from seeded random play (the same policy), with 95% Wilson intervals."""
+    from checker.engines.simulate import simulate
+
+    report = simulate(space.compiled, games, seed, max_steps=max(1000, 4 * space.depth))
+    impact.probabilities = {}
+    impact.intervals = {}
+    for outcome, count in report.outcomes.items():
+        label = STUCK if outcome.startswith("stuck") else outcome
+        impact.probabilities[label] = count / games
+        impact.intervals[label] = wilson(count, games)
+    impact.method = f"estimate: {games} seeded random games (seed {seed}), 95% Wilson intervals; the state space exceeds the budget ({space.bound_text()})"
+
+
+def wilson(hits: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    if trials == 0:
+        return 0.0, 1.0
+    p = hits / trials
+    centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+

@@ -1,0 +1,156 @@
+"""The explicit state graph of one configuration, with what the impact analysis needs per move.
+
+The explicit engine stores only edge targets (4 bytes an edge), which is all its properties
+need. Outcome probabilities and forced wins also need, for every move, who makes it (chance,
+the rules, or which player) and a chance move's weight, so this module explores again and keeps
+those in parallel `array`s (compressed sparse rows: node i's moves are positions
+starts[i]..starts[i+1] of `targets`, `instances`, `movers` and `weights`).
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from checker.engines.graph import CSRGraph
+from checker.errors import ModellingError
+from checker.lang.compile import CompiledModel
+
+CHANCE = -1
+RULES = -2
+
+
+@dataclass
+class StateSpace:
+    compiled: CompiledModel
+    states: list[int] = field(default_factory=list)
+    index: dict[int, int] = field(default_factory=dict)
+    parent: array = field(default_factory=lambda: array("i"))
+    starts: array = field(default_factory=lambda: array("i", [0]))
+    targets: array = field(default_factory=lambda: array("i"))
+    instances: array = field(default_factory=lambda: array("i"))
+    movers: array = field(default_factory=lambda: array("i"))  # CHANCE, RULES, or the player's member index
+    weights: array = field(default_factory=lambda: array("q"))
+    terminal: bytearray = field(default_factory=bytearray)
+    depth: int = 0
+    complete: bool = False
+    stopped_by: str = ""
+    error: tuple[int, str] | None = None  # (node, message): a modelling error stops the exploration
+    seconds: float = 0.0
+
+    @property
+    def size(self) -> int:
+        return len(self.states)
+
+    @property
+    def expanded(self) -> int:
+        """Nodes whose moves are stored (all of them when the exploration is complete)."""
+        return len(self.starts) - 1
+
+    def moves(self, node: int) -> range:
+        return range(self.starts[node], self.starts[node + 1])
+
+    def path_to(self, node: int) -> list[int]:
+        path = [node]
+        while self.parent[path[-1]] >= 0:
+            path.append(self.parent[path[-1]])
+        return path[::-1]
+
+    def initial_nodes(self) -> list[int]:
+        return sorted({self.index[s] for s in self.compiled.initial if s in self.index})
+
+    def graph(self) -> CSRGraph:
+        """The targets as the engine's CSRGraph (shared arrays, no copy of the edges)."""
+        graph = CSRGraph()
+        graph.starts, graph.edges = self.starts, self.targets
+        return graph
+
+    def bound_text(self) -> str:
+        if self.complete:
+            return f"exhaustive: {self.size:,} states"
+        return f"{self.stopped_by or 'stopped'}: {self.size:,} states to depth {self.depth}"
+
+
+def mover_functions(compiled: CompiledModel) -> list[Callable[[int], int] | int]:
+    """Per instance: CHANCE, RULES, or a function of the state giving the player's member index."""
+    out: list[Callable[[int], int] | int] = []
+    for inst in compiled.instances:
+        action = inst.action
+        if action.by == "chance":
+            out.append(CHANCE)
+        elif action.by == "rules":
+            out.append(RULES)
+        else:
+            out.append(compiled.function(action.actor, compiled.encoded_params(inst)))
+    return out
+
+
+def weight_functions(compiled: CompiledModel) -> list[Callable[[int], int] | None]:
+    return [compiled.function(i.action.weight, compiled.encoded_params(i)) if i.action.weight is not None else None for i in compiled.instances]
+
+
+def explore_space(compiled: CompiledModel, max_states: int = 500_000, timeout: float = 300.0) -> StateSpace:
+    """Breadth-first exploration storing every move with its mover and weight."""
+    space = StateSpace(compiled)
+    started = time.perf_counter()
+    deadline = started + timeout
+    states, index, parent = space.states, space.index, space.parent
+    movers_of = mover_functions(compiled)
+    weights_of = weight_functions(compiled)
+    successors, terminal = compiled.successors, compiled.terminal
+    for s in compiled.initial:
+        if s not in index:
+            index[s] = len(states)
+            states.append(s)
+            parent.append(-1)
+            space.terminal.append(1 if terminal(s) else 0)
+    layer_end = len(states)
+    i = 0
+    while i < len(states):
+        if i == layer_end:
+            space.depth += 1
+            layer_end = len(states)
+        if (i & 1023) == 0 and time.perf_counter() > deadline:
+            space.stopped_by = f"timeout after {timeout:g} s"
+            break
+        s = states[i]
+        if space.terminal[i]:
+            space.starts.append(len(space.targets))
+            i += 1
+            continue
+        try:
+            moves = successors(s)
+            if moves and len(states) + len(moves) > max_states and any(t not in index for _, t in moves):
+                space.stopped_by = f"state budget of {max_states:,} reached"
+                break
+            for inst_id, t in moves:
+                node = index.get(t)
+                if node is None:
+                    node = len(states)
+                    index[t] = node
+                    states.append(t)
+                    parent.append(i)
+                    space.terminal.append(1 if terminal(t) else 0)
+                mover = movers_of[inst_id]
+                weight = weights_of[inst_id]
+                space.targets.append(node)
+                space.instances.append(inst_id)
+                space.movers.append(mover if isinstance(mover, int) else mover(s))
+                space.weights.append(weight(s) if weight is not None else 1)
+        except ModellingError as exc:
+            keep = space.starts[-1]  # drop the half-stored moves of the failing state
+            for column in (space.targets, space.instances, space.movers, space.weights):
+                del column[keep:]
+            space.error = (i, exc.message)
+            space.stopped_by = f"modelling error: {exc.message}"
+            break
+        space.starts.append(len(space.targets))
+        i += 1
+    else:
+        space.complete = True
+    if space.complete and i and layer_end != len(states):
+        space.depth += 1
+    space.seconds = time.perf_counter() - started
+    return space

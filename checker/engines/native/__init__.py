@@ -1,0 +1,85 @@
+"""The native back-end of the explicit engine: the whole exploration compiled with numba.
+
+`explore_and_decide` is what the runner calls: the native engine when the back-end is available
+and can compile the model configuration, the pure-Python engine (the reference) otherwise, with
+a one-line notice on standard error when a model cannot be compiled (`auto` without numba
+installed is quietly the Python engine).
+
+Compiling a model takes seconds to minutes (numba and LLVM, once per model and machine: the
+result is cached on disk), and even loading compiled code costs about a second, more than the
+Python engine needs for a small state space. So `auto` starts every exploration in the Python
+engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
+states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
+`native` always compiles.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from checker.engines import explicit
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.lang.compile import CompiledModel
+from checker.properties import BoundProperty
+
+BACKENDS = ("auto", "native", "python")
+AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
+AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
+# The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
+NATIVE_KINDS = frozenset({"invariant", "unreachable", "reachable", "after", "terminates", "leads-to", "deadlock-free", "deterministic", "coverage"})
+_NOTICES: set[str] = set()
+
+
+def unavailable_reason() -> str | None:
+    """Why the native back-end cannot run on this installation (None when it can)."""
+    from importlib.util import find_spec
+
+    if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
+        return "numba is not installed (pip install 'rulecheck[fast]')"
+    return None
+
+
+def notice(message: str) -> None:
+    if message not in _NOTICES:
+        _NOTICES.add(message)
+        print(f"rulecheck: {message}; using the Python engine", file=sys.stderr)
+
+
+def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto") -> tuple[explicit.Exploration, dict[str, Finding]]:
+    """Explore one configuration and decide every property, natively when possible."""
+    unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
+    if unknown and backend != "python":
+        if backend == "native":
+            notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
+        backend = "python"
+    if backend == "auto" and unavailable_reason() is None:
+        from checker.engines.native import engine
+
+        # Small explorations never pay for generating native code (asking whether it is cached
+        # means generating it), so the Python engine tries first with the smaller threshold.
+        for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
+            small = Budget(min(threshold, budget.max_states), budget.timeout)
+            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+            if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
+                return exp, explicit.decide(exp, props, found)
+            if threshold == AUTO_CACHED_STATES and engine.is_compiled(compiled, props):
+                break
+        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
+    if backend != "python":
+        reason = unavailable_reason()
+        if reason is None:
+            from checker.engines.native import engine
+
+            try:
+                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph)
+            except engine.NativeUnsupported as exc:
+                notice(f"{compiled.model.id}: {exc}")
+            except engine.NativeDeferred:
+                pass  # a modelling error: the reference engine reports it, with its message
+            else:
+                return exp, engine.decide(exp, props, found)
+        elif backend == "native":
+            notice(reason)  # `auto` without numba is simply the Python engine
+    exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
+    return exp, explicit.decide(exp, props, found)

@@ -1,0 +1,379 @@
+"""Generating one compiled module per model configuration: successors, fused property checks
+and the exploration loop, as numba source.
+
+The code is generated from the same IR, by the same emitter, as the Python engine's
+(`checker.lang.compile`): guards, dispatch on leading field tests, folding of constants and
+readings, unrolled parameters and aggregates. Only the representation of a state differs: here
+it is a row of 64-bit words (the Python engine's packed integer cut into words, so converting
+between the two is a shift), and fields are read and written per word. Everything that decides a
+property at a state (invariants, reachability, unreachability, the `after` checks) is fused into
+two functions, so a state costs one call rather than one call per property.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from checker.lang.compile import Code, CompiledModel, Emitter, Instance, _lit
+from checker.lang.expr import Agg, Binary, Expr, ReadingRef, SlotRef
+from checker.lang.layout import Layout
+from checker.lang.model import Config, Model
+from checker.properties import BoundProperty
+
+WORD = 64
+STATE_KINDS = {"invariant": 0, "unreachable": 1, "reachable": 1}  # the predicate value that decides
+
+
+def words_for(bits: int) -> int:
+    return max(1, (bits + WORD - 1) // WORD)
+
+
+def signed(value: int) -> int:
+    """A 64-bit pattern as the signed literal numba's int64 holds."""
+    value &= (1 << WORD) - 1
+    return value - (1 << WORD) if value >> (WORD - 1) else value
+
+
+class NativeEmitter(Emitter):
+    """The compiler's emitter, reading fields from a row of words instead of one integer, and
+    readings from the run-time input `rd` (option numbers), so one module serves every reading
+    combination of a model."""
+
+    reading_index: dict[str, int] = {}
+
+    def emit_ReadingRef(self, expr: ReadingRef, env: dict, state: str) -> Code:
+        return Code(f"rd[{self.reading_index[expr.name]}]")
+
+    def read(self, state: str, offset: int, mask: int) -> str:
+        key = (state, offset)
+        self.reads[key] += 1
+        if key in self.cached:
+            return f"{state}_{offset}"
+        return word_read(state, offset, mask)
+
+    def emit_SlotRef(self, expr: SlotRef, env: dict, state: str) -> Code:
+        slot_layout = self.layout.slots[expr.name]
+        element = self.element_number(expr, self.model.slots[expr.name].dims, env, state)
+        mask = (1 << slot_layout.width) - 1
+        if element.const:
+            raw = self.read(state, slot_layout.base + element.value * slot_layout.width, mask)
+        else:
+            raw = f"_rd({state}, {slot_layout.base} + ({element.text}) * {slot_layout.width}, {mask})"
+        lo = self.model.slots[expr.name].elem.lo or 0
+        return Code(f"({raw} + {lo})") if lo else Code(raw)
+
+    def emit_Binary(self, expr: Binary, env: dict, state: str) -> Code:
+        """`and`/`or` of operands that cannot raise become `&`/`|`: no branches, so the
+        compiled functions stay small (and fast to compile); short-circuiting is only needed
+        where skipping an operand can skip an error."""
+        if expr.op not in ("and", "or"):
+            return super().emit_Binary(expr, env, state)
+        left = self.emit(expr.left, env, state)
+        right = self.emit(expr.right, env, state)
+        if left.const or not (cannot_raise(left) and cannot_raise(right)):
+            return super().emit_Binary(expr, env, state)
+        if right.const:
+            if expr.op == "and":
+                return Code(f"bool({left.text})") if right.value else _lit(False)
+            return _lit(True) if right.value else Code(f"bool({left.text})")
+        return Code(f"({left.text} {'&' if expr.op == 'and' else '|'} {right.text})")
+
+    def emit_Agg(self, expr: Agg, env: dict, state: str) -> Code:
+        if expr.op in ("any", "all"):
+            return self.emit_quantifier(expr, env, state)
+        if expr.op not in ("min", "max"):
+            return super().emit_Agg(expr, env, state)
+        names = [n for n, _ in expr.bound]
+        terms: list[tuple[Code, Code]] = []
+        import itertools
+
+        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
+            where = self.emit(expr.where, inner, state) if expr.where is not None else _lit(True)
+            if where.const and not where.value:
+                continue
+            terms.append((where, self.emit(expr.body, inner, state)))
+        if not terms:
+            return Code(f"_empty({expr.op!r})")
+        if all(w.const for w, _ in terms):
+            if all(b.const for _, b in terms):
+                return _lit((min if expr.op == "min" else max)(b.value for _, b in terms))
+            return Code(f"{expr.op}({', '.join(b.text for _, b in terms)})" if len(terms) > 1 else terms[0][1].text)
+        items = ", ".join(b.text if w.const else f"({b.text} if {w.text} else {SKIP_TEXT})" for w, b in terms)
+        return Code(f"_p{expr.op}(({items},))")
+
+
+    def emit_quantifier(self, expr: Agg, env: dict, state: str) -> Code:
+        """any/all as the Python compiler writes them, with `|`/`&` where nothing can raise."""
+        import itertools
+
+        code = super().emit_Agg(expr, env, state)
+        if code.const or not cannot_raise(code):
+            return code
+        names = [n for n, _ in expr.bound]
+        pieces: list[str] = []
+        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
+            where = self.emit(expr.where, inner, state) if expr.where is not None else _lit(True)
+            if where.const and not where.value:
+                continue
+            body = self.emit(expr.body, inner, state)
+            if where.const:
+                piece = body
+            elif expr.op == "any":
+                piece = Code(f"({where.text} & {body.text})")
+            else:
+                piece = Code(f"((not {where.text}) | {body.text})")
+            if not piece.const:
+                pieces.append(piece.text)
+        return Code(f"({(' | ' if expr.op == 'any' else ' & ').join(pieces)})") if len(pieces) > 1 else code
+
+
+RAISING = ("_div(", "_mod(", "_ix(", "_pmin(", "_pmax(", "_empty(")
+
+
+def cannot_raise(code: Code) -> bool:
+    """Whether evaluating this code can raise a modelling error (a conservative test)."""
+    return code.const or not any(name in code.text for name in RAISING)
+
+
+SKIP_TEXT = str(-(1 << 62))
+
+
+def word_read(state: str, offset: int, mask: int) -> str:
+    """The field at a constant bit offset: one word, or the two it straddles."""
+    w, o = divmod(offset, WORD)
+    width = mask.bit_length()
+    if o + width <= WORD:
+        return f"({state}[{w}] & {signed(mask)})" if o == 0 else f"(({state}[{w}] >> {o}) & {mask})"
+    low = WORD - o
+    return f"((({state}[{w}] >> {o}) & {(1 << low) - 1}) | (({state}[{w + 1}] << {low}) & {mask}))"
+
+
+@dataclass
+class StateProp:
+    prop: BoundProperty
+    slot: int  # index into the status arrays
+    deciding: bool  # the predicate value that decides it
+
+
+class NativeSource(CompiledModel):
+    """The generated module's source for one model configuration.
+
+    It reuses the Python compiler's instance list and guard dispatch (`_dispatch`,
+    `_plain_block`), replacing only the effect blocks, which write words of `out[n]`."""
+
+    def __init__(self, model: Model, config: Config, compiled: CompiledModel, props: list[BoundProperty]) -> None:
+        self.model = model
+        self.config = config
+        self.layout: Layout = compiled.layout
+        self.interpreter = compiled.interpreter
+        self.reading_names = sorted(model.readings)
+        self.instances = self._all_instances()
+        python_ids = {(inst.action.name, inst.params): inst.id for inst in compiled.instances}
+        self.python_ids = [python_ids.get((inst.action.name, inst.params), -1) for inst in self.instances]
+        self.words = words_for(self.layout.bits)
+        self.props = props
+        self.state_props = [StateProp(p, k, STATE_KINDS[p.kind] == 1) for k, p in enumerate(q for q in props if q.kind in STATE_KINDS)]
+        self.after_props = [p for p in props if p.kind == "after"]
+        self.leads = [p for p in props if p.kind == "leads-to"]
+
+    def _all_instances(self) -> list[Instance]:
+        """Every action's instances, whatever the readings (`only` becomes a run-time test), in
+        the Python compiler's order: forced rules first, then the model's order."""
+        actions = list(self.model.actions.values())
+        ordered = [a for a in actions if a.by == "rules"] + [a for a in actions if a.by != "rules"]
+        out: list[Instance] = []
+        for action in ordered:
+            for params in action.param_bindings():
+                out.append(Instance(len(out), action, tuple(params.items())))
+        return out
+
+    def reading_values(self, config: Config) -> list[int]:
+        """The run-time input `rd` for a configuration: each reading's option number."""
+        return [self.model.scope.readings[name].members.index(config.readings[name]) for name in self.reading_names] or [0]
+
+    def emitter(self) -> NativeEmitter:
+        emitter = NativeEmitter(self.model, self.config, self.layout)
+        emitter.reading_index = {name: k for k, name in enumerate(self.reading_names)}
+        return emitter
+
+    def _plain_block(self, emitter: Emitter, item, pad: str) -> list[str]:
+        """The Python compiler's block, run only under the readings the action exists in."""
+        lines = super()._plain_block(emitter, item, pad)
+        only = item.instance.action.only
+        if not only or not lines:
+            return lines
+        domains = self.model.scope.readings
+        tests = []
+        for name, options in only.items():
+            k = self.reading_names.index(name)
+            tests.append("(" + " or ".join(f"rd[{k}] == {domains[name].members.index(o)}" for o in options) + ")")
+        return [f"{pad}if {' and '.join(tests)}:"] + [f"    {line}" for line in lines]
+
+    # -- the module -----------------------------------------------------------------------------
+    def module_source(self) -> str:
+        parts = [
+            HEADER.format(words=self.words, instances=max(len(self.instances), 1)),
+            self.successor_source(),
+            self.predicate_function("terminal", self.model.terminal),
+            self.state_props_source(),
+            self.after_props_source(),
+            self.leads_source(),
+            DRIVER,
+        ]
+        return "\n\n".join(parts) + "\n"
+
+    def successor_source(self) -> str:
+        from checker.lang.compile import _conjuncts, _Pending
+
+        emitter = self.emitter()
+        for instance in self.instances:
+            self._guard(emitter, instance)
+        emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
+        lines = ["@njit(cache=True)", "def successors(s, out_i, out, rd):", "    n = 0"]
+        for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
+            mask = next(f.mask for f in self.layout.fields if f.offset == offset)
+            lines.append(f"    s_{offset} = {word_read('s', offset, mask)}")
+        forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
+        free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
+        if forced:
+            lines.extend(self._dispatch(emitter, forced, 1))
+            lines.append("    if n > 0:")
+            lines.append("        return n")
+        lines.extend(self._dispatch(emitter, free, 1))
+        lines.append("    return n")
+        return "\n".join(lines)
+
+    def _effect_block(self, emitter: Emitter, instance, env: dict, target: str) -> list[str]:
+        """As `CompiledModel._effect_block`, writing the post-state into row `out[n]`."""
+        import itertools
+
+        action = instance.action
+        lines: list[str] = []
+        clear = 0
+        static_sets: list[tuple[int, str, int]] = []  # (offset, value var, width)
+        dynamic: list[tuple[str, str, int, str]] = []
+        counter = itertools.count()
+        static_offsets: dict[int, str] = {}
+        for assign in action.assigns:
+            for offset, value_code, slot in self._writes(emitter, assign, env):
+                var = f"v{next(counter)}"
+                lines.extend(self._value_lines(action, assign, value_code, var))
+                sl = self.layout.slots[slot]
+                field_mask = (1 << sl.width) - 1
+                if offset.const:
+                    if offset.value in static_offsets:
+                        lines.append(f"_twice({action.name!r}, {slot!r})")
+                        continue
+                    static_offsets[offset.value] = slot
+                    clear |= field_mask << offset.value
+                    static_sets.append((offset.value, var, sl.width))
+                else:
+                    ovar = f"o{next(counter)}"
+                    lines.append(f"{ovar} = {offset.text}")
+                    dynamic.append((ovar, var, field_mask, slot))
+        for i, (ovar, _, _, slot) in enumerate(dynamic):
+            others = [o for o, _, _, s in dynamic[:i] if s == slot] + [str(off) for off, s in static_offsets.items() if s == slot]
+            for other in others:
+                lines.append(f"if {ovar} == {other}: _twice({action.name!r}, {slot!r})")
+        for w in range(self.words):
+            clear_w = (clear >> (WORD * w)) & ((1 << WORD) - 1)
+            parts = []
+            if not clear_w:
+                parts.append(f"s[{w}]")
+            elif clear_w != (1 << WORD) - 1:
+                parts.append(f"(s[{w}] & {signed(~clear_w)})")
+            for offset, var, width in static_sets:
+                first, o = divmod(offset, WORD)
+                if first == w:
+                    parts.append(f"({var} << {o})" if o else var)
+                elif first + 1 == w and o + width > WORD:
+                    parts.append(f"({var} >> {WORD - o})")
+            lines.append(f"out[n, {w}] = {' | '.join(parts) or '0'}")
+        for ovar, var, field_mask, _ in dynamic:
+            lines.append(f"_wr(out[n], {ovar}, {field_mask}, {var})")
+        lines.append(f"out_i[n] = {instance.id}")
+        lines.append("n += 1")
+        return lines
+
+    # -- properties ---------------------------------------------------------------------------
+    def expression(self, expr: Expr, env: dict | None = None) -> str:
+        return self.emitter().emit(expr, env or {}).text
+
+    def predicate_function(self, name: str, expr: Expr, args: str = "s, rd") -> str:
+        return f"@njit(cache=True)\ndef {name}({args}):\n    return bool({self.expression(expr)})"
+
+    def state_props_source(self) -> str:
+        """check_state(s, node, status, where, rd): decide the open state properties at a new
+        state (status[k] becomes 1 and where[k] the state). An expression that cannot be
+        evaluated raises; the engine then leaves the configuration to the Python engine."""
+        lines = ["@njit(cache=True)", "def check_state(s, node, status, where, rd):"]
+        for sp in self.state_props:
+            k = sp.slot
+            lines += [
+                f"    if status[{k}] == 0 and bool({self.expression(sp.prop.expr)}) == {sp.deciding}:",
+                f"        status[{k}] = 1",
+                f"        where[{k}] = node",
+            ]
+        lines.append("    return 0")
+        return "\n".join(lines)
+
+    def after_props_source(self) -> str:
+        """check_after(inst, s, o, pre, node, status, where, where2, inst_at, rd): the `after`
+        properties of instance `inst`, post-state s, pre-state o."""
+        lines = ["HAS_AFTER = " + str(bool(self.after_props)), "", "@njit(cache=True)", "def check_after(inst, s, o, pre, node, status, where, where2, inst_at, rd):"]
+        base = len(self.state_props)
+        by_instance: dict[int, list[tuple[int, str]]] = {}
+        for k, prop in enumerate(self.after_props):
+            for inst in self.instances:
+                if inst.action.name == prop.action:
+                    env = self.encoded_params(inst)
+                    by_instance.setdefault(inst.id, []).append((base + k, self.expression(prop.expr, env)))
+        for n, (inst_id, checks) in enumerate(sorted(by_instance.items())):
+            lines.append(f"    {'if' if n == 0 else 'elif'} inst == {inst_id}:")
+            for k, text in checks:
+                lines += [
+                    f"        if status[{k}] == 0 and not ({text}):",
+                    f"            status[{k}] = 1",
+                    f"            where[{k}] = pre",
+                    f"            where2[{k}] = node",
+                    f"            inst_at[{k}] = inst",
+                ]
+        lines.append("    return 0")
+        return "\n".join(lines)
+
+    def leads_source(self) -> str:
+        """leads_masks(k, states, source, target, rd): evaluate leads-to property k's `from` and
+        `to` on every state."""
+        lines = ["@njit(cache=True)", "def leads_masks(k, states, source, target, rd):", "    for node in range(states.shape[0]):", "        s = states[node]"]
+        if not self.leads:
+            lines.append("        pass")
+        for k, prop in enumerate(self.leads):
+            lines += [
+                f"        {'if' if k == 0 else 'elif'} k == {k}:",
+                f"            source[node] = 1 if ({self.expression(prop.source)}) else 0",
+                f"            target[node] = 1 if ({self.expression(prop.target)}) else 0",
+            ]
+        lines += ["    return 0"]
+        return "\n".join(lines)
+
+
+HEADER = """\
+# Generated by rulecheck (checker/engines/native/codegen.py) for one model configuration.
+import numpy as np
+from numba import njit
+
+from checker.engines.native.runtime import _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _twice, _wr, state_hash  # noqa: F401
+
+W = {words}
+NI = {instances}"""
+
+
+def driver_source() -> str:
+    with open(os.path.join(os.path.dirname(__file__), "driver.py.txt")) as fh:
+        return fh.read()
+
+
+DRIVER = driver_source()

@@ -1,0 +1,423 @@
+"""The native explicit engine: the exploration loop and graph passes in compiled code.
+
+It produces the same `Exploration` and `Finding`s as `checker.engines.explicit` (the reference),
+state for state: the same breadth-first order, the same state numbers, parents, layers, edges
+and counterexample paths. Python keeps loading, the per-property verdicts built from the compiled
+passes' results, and trace replay (the runner replays every path in the interpreter as before).
+
+Generated modules are cached on disk by the hash of their source (and of the runtime and numba
+version), and numba caches their machine code next to them, so a model configuration is compiled
+once per machine, not once per run.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.util
+import os
+import sys
+import time
+from types import ModuleType
+
+import numpy as np
+
+from checker.engines import explicit
+from checker.engines.explicit import Budget, Finding, Progress
+from checker.engines.graph import CSRGraph
+from checker.engines.native.codegen import WORD, NativeSource
+from checker.lang.compile import CompiledModel
+from checker.properties import BoundProperty
+
+CHUNK = 1 << 16  # states expanded between two looks at the clock
+STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
+INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
+RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
+
+
+def _runtime() -> ModuleType:
+    """The compiled helpers, imported (with numba) only when something is explored natively:
+    `auto` asks `is_compiled` in every run, which must stay cheap."""
+    from checker.engines.native import runtime
+
+    return runtime
+
+
+class NativeUnsupported(Exception):
+    """The native back-end cannot compile this model configuration (the Python engine runs)."""
+
+
+class NativeDeferred(Exception):
+    """The exploration met a modelling error or a property that cannot be evaluated: the Python
+    engine (the reference) re-runs the configuration and reports it, with its message and
+    trace. Errors are rare and their reports need the interpreter's words, so the compiled code
+    carries no error-handling paths of its own."""
+
+
+def cache_dir() -> str:
+    root = os.environ.get("RULECHECK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rulecheck")
+    return os.path.join(root, "native")
+
+
+def _fingerprint() -> str:
+    from importlib.metadata import version
+
+    here = os.path.dirname(__file__)
+    digest = hashlib.sha256(version("numba").encode())
+    for name in ("runtime.py", "driver.py.txt"):
+        with open(os.path.join(here, name), "rb") as fh:
+            digest.update(fh.read())
+    return digest.hexdigest()
+
+
+_FINGERPRINT: str | None = None
+
+
+def module_name(source: str) -> str:
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        _FINGERPRINT = _fingerprint()
+    return f"rulecheck_native_{hashlib.sha256((_FINGERPRINT + source).encode()).hexdigest()[:24]}"
+
+
+_SOURCES: dict[tuple, str] = {}
+
+
+def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
+    """This configuration's generator and module source. The source is generated once per
+    model, constants and property list in a process: readings are a run-time input, so every
+    reading combination shares it (the generator itself, which maps this configuration's
+    instance numbers, is cheap)."""
+    source = NativeSource(compiled.model, compiled.config, compiled, props)
+    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in props))
+    if key not in _SOURCES:
+        _SOURCES[key] = source.module_source()
+    return source, _SOURCES[key]
+
+
+def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
+    """Whether this configuration's module is already compiled (loaded, or in the disk cache)."""
+    try:
+        name = module_name(generate(compiled, props)[1])
+    except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
+        return False
+    return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
+
+
+def load_module(source: str) -> ModuleType:
+    """Import the generated module, writing it to the cache directory first if it is new."""
+    name = module_name(source)
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = cache_dir()
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{name}.py")
+    if not os.path.exists(path):
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w") as fh:
+            fh.write(source)
+        os.replace(partial, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def to_words(packed: int, words: int) -> list[int]:
+    mask = (1 << WORD) - 1
+    out = []
+    for w in range(words):
+        value = (packed >> (WORD * w)) & mask
+        out.append(value - (1 << WORD) if value >> (WORD - 1) else value)
+    return out
+
+
+def from_words(row) -> int:
+    mask = (1 << WORD) - 1
+    packed = 0
+    for w, value in enumerate(row):
+        packed |= (int(value) & mask) << (WORD * w)
+    return packed
+
+
+class PackedStates:
+    """The stored states seen as the Python engine's packed integers (read-only)."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return self.rows.shape[0]
+
+    def __getitem__(self, node: int) -> int:
+        return from_words(self.rows[node])
+
+    def __iter__(self):
+        for node in range(len(self)):
+            yield self[node]
+
+
+class NativeGraph(CSRGraph):
+    """The compiled loop's edge arrays behind the `CSRGraph` interface."""
+
+    def __init__(self, starts: np.ndarray, edges: np.ndarray) -> None:
+        self.starts = starts
+        self.edges = edges
+
+
+class NativeExploration(explicit.Exploration):
+    """An `Exploration` whose arrays live in numpy; `states` yields packed integers."""
+
+    rows: np.ndarray
+    term: np.ndarray
+    module: ModuleType
+    leads_props: list[BoundProperty]
+    rd: np.ndarray
+
+    def path_to(self, node: int) -> list[int]:
+        return [int(n) for n in super().path_to(int(node))]
+
+
+def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType]:
+    """Generate (or find in the cache) the compiled module for this configuration."""
+    try:
+        source, text = generate(compiled, props)
+        return source, load_module(text)
+    except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
+        raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
+
+
+def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True) -> tuple[NativeExploration, dict[str, Finding]]:
+    """`explicit.explore`, natively: the same exploration and the same findings."""
+    from numba.core.errors import NumbaError
+
+    source, module = build(compiled, props)
+    words = source.words
+    ni = max(len(source.instances), 1)
+    rd = np.array(source.reading_values(compiled.config), np.int64)
+    nprops = max(len(source.state_props) + len(source.after_props), 1)
+    started = time.perf_counter()
+    initial = np.array([to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
+    capacity = min(budget.max_states + ni + len(initial) + 1, INITIAL_CAPACITY)
+    states = np.empty((capacity, words), np.int64)  # untouched pages cost no memory
+    parent = np.empty(capacity, np.int32)
+    term = np.empty(capacity if need_graph else 1, np.uint8)
+    starts = np.empty(capacity + 1 if need_graph else 1, np.int64)
+    starts[0] = 0
+    edges = np.empty(1 << 16 if need_graph else 1, np.int32)
+    layer_ends = np.empty(1 << 10, np.int64)
+    table_size = 1 << 16
+    while table_size < 2 * (len(initial) + ni):
+        table_size *= 2
+    table = np.full(table_size, -1, np.int32)
+    fired = np.zeros(ni, np.uint8)
+    forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
+    status = np.zeros(nprops, np.int8)
+    where = np.full(nprops, -1, np.int64)
+    where2 = np.full(nprops, -1, np.int64)
+    inst_at = np.full(nprops, -1, np.int64)
+    meta = np.zeros(16, np.int64)
+    meta[7] = meta[8] = -1
+    meta[11] = 1 if any(p.kind == "deterministic" for p in props) else 0
+    meta[12] = 1 if any(p.kind == "deadlock-free" for p in props) else 0
+    meta[13] = 1 if need_graph else 0
+    meta[14] = budget.max_states
+    try:
+        module.seed(meta, states, parent, table, initial, status, where, rd)
+        layer_ends[0] = meta[0]
+        meta[3] = 1
+        module.expand(meta, states, parent, table, layer_ends, starts, edges, term, fired, forced, status, where, where2, inst_at, rd, 0)
+        if source.leads:
+            module.leads_masks(0, states[:0], np.zeros(0, np.uint8), np.zeros(0, np.uint8), rd)
+    except NumbaError as exc:
+        raise NativeUnsupported(f"numba cannot compile this model ({str(exc).splitlines()[0]})") from exc
+    except RUNTIME_ERRORS as exc:
+        raise NativeDeferred(str(exc)) from exc
+    deadline = started + budget.timeout
+    last_report = started
+    stopped_by = ""
+    code = 0
+    while True:
+        try:
+            code = module.expand(meta, states, parent, table, layer_ends, starts, edges, term, fired, forced, status, where, where2, inst_at, rd, CHUNK)
+        except RUNTIME_ERRORS as exc:
+            raise NativeDeferred(str(exc)) from exc
+        if code == STATUS_FULL:
+            n = int(meta[0])
+            if n + ni > states.shape[0]:
+                states = _grown(states, n)
+                parent = _grown(parent, n)
+                if need_graph:
+                    term = _grown(term, n)
+                    starts = _grown(starts, int(meta[1]) + 1)
+            if (n + ni) * 2 > table.shape[0]:
+                size = table.shape[0] * 2
+                while (n + ni) * 2 > size:
+                    size *= 2
+                table = np.full(size, -1, np.int32)
+                _runtime().rehash(states, n, table)
+            if meta[3] + 2 > layer_ends.shape[0]:
+                layer_ends = _grown(layer_ends, int(meta[3]))
+            if need_graph and meta[2] + ni > edges.shape[0]:
+                edges = _grown(edges, int(meta[2]), int(meta[2]) + ni)
+            continue
+        if code != 0:
+            break
+        now = time.perf_counter()
+        if now > deadline:
+            stopped_by = f"timeout after {budget.timeout:g} s"
+            break
+        if on_progress is not None and now - last_report > 0.5:
+            last_report = now
+            n, i = int(meta[0]), int(meta[1])
+            on_progress(Progress(n, int(meta[4]), int(meta[3]) - 1, n - i, now - started))
+    n = int(meta[0])
+    exp = NativeExploration(compiled)
+    exp.module = module
+    exp.leads_props = source.leads
+    exp.rd = rd
+    exp.rows = states[:n]
+    exp.states = PackedStates(exp.rows)
+    exp.parent = parent[:n]
+    exp.layer_ends = [int(x) for x in layer_ends[: int(meta[3])]]
+    exp.transitions = int(meta[4])
+    exp.fired = bytearray(len(compiled.instances))
+    for native_id, python_id in enumerate(source.python_ids):
+        if fired[native_id] and python_id >= 0:
+            exp.fired[python_id] = 1
+    exp.complete = code == STATUS_COMPLETE
+    if code == STATUS_BUDGET:
+        stopped_by = f"state budget of {budget.max_states:,} reached"
+    exp.stopped_by = stopped_by
+    if need_graph:
+        processed = int(meta[1])
+        exp.graph = NativeGraph(starts[: processed + 1], edges[: int(meta[2])])
+        exp.term = term[:n]
+    found: dict[str, Finding] = {}
+    _collect(exp, source, meta, status, where, where2, inst_at, found)
+    exp.seconds = time.perf_counter() - started
+    return exp, found
+
+
+def _grown(array: np.ndarray, used: int, at_least: int = 0) -> np.ndarray:
+    size = max(array.shape[0] * 2, at_least)
+    out = np.empty((size,) + array.shape[1:], array.dtype)
+    out[:used] = array[:used]
+    return out
+
+
+def _collect(exp: NativeExploration, source: NativeSource, meta, status, where, where2, inst_at, found: dict[str, Finding]) -> None:
+    """Findings from the compiled loop's status arrays, worded as the Python engine words them."""
+    ids = source.python_ids
+    for sp in source.state_props:
+        k, prop = sp.slot, sp.prop
+        if status[k] == 1:
+            found[prop.id] = Finding("holds" if prop.kind == "reachable" else "fails", exp.path_to(int(where[k])), note=explicit.STATE_NOTES[prop.kind].format(expr=prop.prop.texts["expr"][0]))
+    base = len(source.state_props)
+    for j, prop in enumerate(source.after_props):
+        k = base + j
+        if status[k] == 1:
+            path = exp.path_to(int(where[k])) + [int(where2[k])]
+            found[prop.id] = Finding("fails", path, last_instance=ids[int(inst_at[k])], note=f"After `{prop.action}`, the property no longer holds.")
+    if meta[7] >= 0:
+        for prop in exp_props(source, "deadlock-free"):
+            found[prop.id] = Finding("fails", exp.path_to(int(meta[7])), shape="deadlock", note="No rule applies and the game is not over: the game is stuck.")
+    if meta[8] >= 0:
+        for prop in exp_props(source, "deterministic"):
+            found[prop.id] = Finding("fails", exp.path_to(int(meta[8])), shape="branch", branch_instances=(ids[int(meta[9])], ids[int(meta[10])]), note="Two forced rules apply at once and prescribe different outcomes.")
+
+
+def exp_props(source: NativeSource, kind: str) -> list[BoundProperty]:
+    return [p for p in source.props if p.kind == kind]
+
+
+# -- graph properties ------------------------------------------------------------------------------
+def _graph_arrays(exp: NativeExploration) -> tuple[np.ndarray, np.ndarray]:
+    graph = exp.graph
+    assert graph is not None
+    return graph.starts, graph.edges
+
+
+def terminates(exp: NativeExploration, prop: BoundProperty) -> Finding:
+    """`explicit.terminates` with the component search and longest paths compiled."""
+    starts, edges = _graph_arrays(exp)
+    keep = (exp.term == 0).astype(np.uint8)
+    members, bounds = _runtime().tarjan(starts, edges, keep)
+    layer_ends = np.array(exp.layer_ends, np.int64)
+    best, entry, longest = _runtime().termination_pass(starts, edges, members, bounds, layer_ends)
+    if best >= 0:
+        lo, hi = int(bounds[best]), int(bounds[best + 1])
+        inside = np.zeros(len(exp.states), np.uint8)
+        inside[members[lo:hi]] = 1
+        goal = np.zeros(len(exp.states), np.uint8)
+        goal[entry] = 1
+        cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, int(entry), goal, inside, False)]
+        prefix = exp.path_to(int(entry))
+        deciders = explicit.loop_deciders(exp, cycle)
+        note = _classify_loop(deciders, starts, edges, members, lo, hi, inside)
+        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=note, detail=explicit.describe_deciders(deciders))
+    initial = exp.layer_ends[0]
+    if not initial:
+        return Finding("holds", detail="no initial state")
+    within = prop.prop.within
+    first = longest[:initial]
+    if within is not None:
+        worst = int(np.argmax(first))
+        if longest[worst] > within:
+            path = [worst]
+            while len(path) <= within + 1:
+                succs = edges[starts[path[-1]] : starts[path[-1] + 1]]
+                path.append(int(succs[int(np.argmax(longest[succs]))]))
+            return Finding("fails", path, note=f"A play lasts longer than {within} steps (the longest lasts {int(longest[worst])}).")
+    return Finding("holds", detail=f"longest play: {int(first.max())} steps")
+
+
+def _classify_loop(deciders: set[str], starts, edges, members, lo: int, hi: int, inside) -> str:
+    if not deciders or deciders == {"rules"}:
+        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
+    if "chance" in deciders:
+        exits = _runtime().has_exit(starts, edges, members, lo, hi, inside)
+        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
+        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
+    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
+
+
+def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
+    """`explicit.leads_to` with the predicate sweep, components and searches compiled."""
+    starts, edges = _graph_arrays(exp)
+    n = len(exp.states)
+    k = [p.id for p in exp.leads_props].index(prop.id)
+    source = np.zeros(n, np.uint8)
+    target = np.zeros(n, np.uint8)
+    try:
+        exp.module.leads_masks(k, exp.rows, source, target, exp.rd)
+    except RUNTIME_ERRORS:
+        return explicit.leads_to(exp, prop)  # an expression that cannot be evaluated: the reference reports where
+    avoid = (target == 0).astype(np.uint8)
+    members, bounds = _runtime().tarjan(starts, edges, avoid)
+    bad, ends = _runtime().leads_to_pass(starts, edges, members, bounds, avoid)
+    candidates = np.flatnonzero((bad == 1) & (source == 1))
+    if candidates.size == 0:
+        return Finding("holds")
+    start = int(candidates[0])
+    prefix = exp.path_to(start)
+    allowed = (avoid & bad).astype(np.uint8)
+    tail = [int(x) for x in _runtime().shortest_path_within(starts, edges, start, ends, allowed, True)]
+    end = tail[-1]
+    path = prefix + tail[1:]
+    if starts[end + 1] == starts[end]:
+        reason = "the game ends" if exp.term[end] else "the game is stuck"
+        return Finding("fails", path, shape="path", note=f"From a state where `from` holds, {reason} without `to` ever holding.")
+    goal = np.zeros(n, np.uint8)
+    goal[end] = 1
+    cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, end, goal, allowed, False)]
+    return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
+
+
+GRAPH_CHECKS = {"terminates": terminates, "leads-to": leads_to}
+
+
+def decide(exp: NativeExploration, props: list[BoundProperty], found: dict[str, Finding]) -> dict[str, Finding]:
+    return explicit.decide(exp, props, found, GRAPH_CHECKS)

@@ -1,0 +1,345 @@
+"""Compiled helpers shared by every generated model module, and the graph passes.
+
+Nothing here depends on a model: the generated successor and property functions call the
+small helpers (errors, field access across 64-bit words, min/max over filtered values), and the
+engine calls the graph passes (Tarjan's SCCs, the termination and leads-to sweeps, shortest
+paths inside a subgraph) on the stored edge arrays. Each pass mirrors, step for step, its
+pure-Python counterpart in `checker.engines.explicit` and `checker.engines.graph`, so the two
+back-ends pick the same components, the same entries and the same paths: the differential tests
+compare traces, not only verdicts.
+
+Errors (division by zero, an index outside its domain, a write outside a slot's range) are
+raised as plain exceptions inside compiled code; the engine catches them at the state where they
+happen and asks the Python compiled model for the message, so messages have one source.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
+WORD = 64
+
+
+# -- helpers the generated code calls ------------------------------------------------------------
+@njit(cache=True)
+def _div(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a // b
+
+
+@njit(cache=True)
+def _mod(a, b):
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    return a % b
+
+
+@njit(cache=True)
+def _ix(value, lo, size, name):
+    if value < lo or value >= lo + size:
+        raise IndexError("index outside its domain")
+    return value - lo
+
+
+@njit(cache=True)
+def _range(action, slot, value, lo, hi):
+    raise ValueError("write outside a slot's range")
+
+
+@njit(cache=True)
+def _twice(action, slot):
+    raise ValueError("slot written twice")
+
+
+@njit(cache=True)
+def _empty(op):
+    raise ValueError("min()/max() over no values")
+
+
+@njit(cache=True)
+def _pmin(values):
+    best = 0
+    seen = False
+    for v in values:
+        if v != SKIP and (not seen or v < best):
+            best = v
+            seen = True
+    if not seen:
+        raise ValueError("min() over no values")
+    return best
+
+
+@njit(cache=True)
+def _pmax(values):
+    best = 0
+    seen = False
+    for v in values:
+        if v != SKIP and (not seen or v > best):
+            best = v
+            seen = True
+    if not seen:
+        raise ValueError("max() over no values")
+    return best
+
+
+@njit(cache=True)
+def _rd(s, offset, mask):
+    """The field at a bit offset computed at run time (it may straddle two words)."""
+    w = offset // WORD
+    o = offset % WORD
+    if o != 0 and (mask >> (WORD - o)) != 0:
+        return ((s[w] >> o) & ((np.int64(1) << (WORD - o)) - 1)) | ((s[w + 1] << (WORD - o)) & mask)
+    value = (s[w] >> o) & mask
+    return value
+
+
+@njit(cache=True)
+def _wr(t, offset, mask, value):
+    """Write a field at a bit offset computed at run time."""
+    w = offset // WORD
+    o = offset % WORD
+    t[w] = (t[w] & ~(mask << o)) | (value << o)
+    if o != 0 and (mask >> (WORD - o)) != 0:
+        rest = mask >> (WORD - o)
+        t[w + 1] = (t[w + 1] & ~rest) | ((value >> (WORD - o)) & rest)
+
+
+# -- the visited table ---------------------------------------------------------------------------
+@njit(cache=True)
+def state_hash(s):
+    h = np.int64(-3750763034362895579)
+    for k in range(s.shape[0]):
+        h = (h ^ s[k]) * np.int64(1099511628211)
+        h = h ^ (h >> 29)
+    h = h * np.int64(-7046029254386353131)
+    return h ^ (h >> 32)
+
+
+@njit(cache=True)
+def rehash(states, n, table):
+    """Fill an empty (all -1) table with the first n states."""
+    mask = table.shape[0] - 1
+    for node in range(n):
+        h = state_hash(states[node]) & mask
+        while table[h] >= 0:
+            h = (h + 1) & mask
+        table[h] = node
+
+
+# -- graph passes ------------------------------------------------------------------------------
+@njit(cache=True)
+def tarjan(starts, edges, keep):
+    """Tarjan's SCCs of the subgraph of nodes with keep[node] != 0, sinks first, exactly as
+    `graph.strongly_connected` emits them: `members` lists the components' nodes one after the
+    other (each in pop order) and component c is members[bounds[c]:bounds[c + 1]]."""
+    n = starts.shape[0] - 1
+    index = np.full(n, -1, np.int32)
+    low = np.zeros(n, np.int32)
+    on_stack = np.zeros(n, np.uint8)
+    stack = np.empty(n, np.int32)
+    work_node = np.empty(n, np.int32)
+    work_pos = np.empty(n, np.int64)
+    members = np.empty(n, np.int32)
+    bounds = np.empty(n + 1, np.int64)
+    bounds[0] = 0
+    ncomp = 0
+    nmembers = 0
+    sp = 0
+    counter = 0
+    for root in range(n):
+        if index[root] != -1 or keep[root] == 0:
+            continue
+        wp = 0
+        work_node[0] = root
+        work_pos[0] = starts[root]
+        wp = 1
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = 1
+        while wp > 0:
+            node = work_node[wp - 1]
+            pos = work_pos[wp - 1]
+            end = starts[node + 1]
+            advanced = False
+            while pos < end:
+                succ = edges[pos]
+                pos += 1
+                if keep[succ] == 0:
+                    continue
+                if index[succ] == -1:
+                    work_pos[wp - 1] = pos
+                    index[succ] = counter
+                    low[succ] = counter
+                    counter += 1
+                    stack[sp] = succ
+                    sp += 1
+                    on_stack[succ] = 1
+                    work_node[wp] = succ
+                    work_pos[wp] = starts[succ]
+                    wp += 1
+                    advanced = True
+                    break
+                if on_stack[succ] == 1 and index[succ] < low[node]:
+                    low[node] = index[succ]
+            if advanced:
+                continue
+            wp -= 1
+            if wp > 0:
+                parent = work_node[wp - 1]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+            if low[node] == index[node]:
+                while True:
+                    sp -= 1
+                    member = stack[sp]
+                    on_stack[member] = 0
+                    members[nmembers] = member
+                    nmembers += 1
+                    if member == node:
+                        break
+                ncomp += 1
+                bounds[ncomp] = nmembers
+    return members[:nmembers], bounds[: ncomp + 1]
+
+
+@njit(cache=True)
+def _is_cyclic(starts, edges, members, lo, hi):
+    if hi - lo > 1:
+        return True
+    node = members[lo]
+    for pos in range(starts[node], starts[node + 1]):
+        if edges[pos] == node:
+            return True
+    return False
+
+
+@njit(cache=True)
+def termination_pass(starts, edges, members, bounds, layer_ends):
+    """`explicit.terminates` up to the lasso: the component whose smallest node is shallowest
+    (first such in emission order) among the cyclic ones, and the longest play from each node of
+    the acyclic part. Returns (best component or -1, its entry node, longest)."""
+    n = starts.shape[0] - 1
+    longest = np.zeros(n, np.int32)
+    best = -1
+    best_entry = -1
+    best_depth = 0
+    for c in range(bounds.shape[0] - 1):
+        lo = bounds[c]
+        hi = bounds[c + 1]
+        if _is_cyclic(starts, edges, members, lo, hi):
+            entry = members[lo]
+            for k in range(lo, hi):
+                if members[k] < entry:
+                    entry = members[k]
+            depth = np.searchsorted(layer_ends, entry, side="right")
+            if best < 0 or depth < best_depth:
+                best = c
+                best_entry = entry
+                best_depth = depth
+            continue
+        node = members[lo]
+        value = 0
+        for pos in range(starts[node], starts[node + 1]):
+            candidate = longest[edges[pos]] + 1
+            if candidate > value:
+                value = candidate
+        longest[node] = value
+    return best, best_entry, longest
+
+
+@njit(cache=True)
+def leads_to_pass(starts, edges, members, bounds, avoid):
+    """`explicit.leads_to`'s sweep: `bad` marks nodes that can reach an end (a dead end, a
+    terminal state or a cycle) while avoiding the target; `ends` marks the ends themselves."""
+    n = starts.shape[0] - 1
+    bad = np.zeros(n, np.uint8)
+    ends = np.zeros(n, np.uint8)
+    for c in range(bounds.shape[0] - 1):
+        lo = bounds[c]
+        hi = bounds[c + 1]
+        cyclic = _is_cyclic(starts, edges, members, lo, hi)
+        any_end = False
+        for k in range(lo, hi):
+            node = members[k]
+            if cyclic or starts[node + 1] == starts[node]:
+                ends[node] = 1
+                any_end = True
+        mark = cyclic or any_end
+        if not mark:
+            for k in range(lo, hi):
+                node = members[k]
+                for pos in range(starts[node], starts[node + 1]):
+                    succ = edges[pos]
+                    if avoid[succ] == 1 and bad[succ] == 1:
+                        mark = True
+                        break
+                if mark:
+                    break
+        if mark:
+            for k in range(lo, hi):
+                bad[members[k]] = 1
+    return bad, ends
+
+
+@njit(cache=True)
+def shortest_path_within(starts, edges, source, goal, allowed, include_source):
+    """`graph.shortest_path_within` with goal and allowed given as byte masks; an empty array
+    when no path exists."""
+    if include_source and goal[source] == 1:
+        out = np.empty(1, np.int64)
+        out[0] = source
+        return out
+    n = starts.shape[0] - 1
+    parents = np.full(n, -1, np.int64)
+    seen = np.zeros(n, np.uint8)
+    queue = np.empty(n, np.int64)
+    head = 0
+    tail = 1
+    queue[0] = source
+    seen[source] = 1
+    while head < tail:
+        node = queue[head]
+        head += 1
+        for pos in range(starts[node], starts[node + 1]):
+            succ = edges[pos]
+            if allowed[succ] == 0:
+                continue
+            if goal[succ] == 1:
+                length = 2
+                walk = node
+                while walk != source:
+                    walk = parents[walk]
+                    length += 1
+                out = np.empty(length, np.int64)
+                out[length - 1] = succ
+                walk = node
+                k = length - 2
+                out[k] = walk
+                while walk != source:
+                    walk = parents[walk]
+                    k -= 1
+                    out[k] = walk
+                return out
+            if seen[succ] == 0:
+                seen[succ] = 1
+                parents[succ] = node
+                queue[tail] = succ
+                tail += 1
+    return np.empty(0, np.int64)
+
+
+@njit(cache=True)
+def has_exit(starts, edges, members, lo, hi, inside):
+    """Whether some node of members[lo:hi] has an edge leaving the set marked by `inside`."""
+    for k in range(lo, hi):
+        node = members[k]
+        for pos in range(starts[node], starts[node + 1]):
+            if inside[edges[pos]] == 0:
+                return True
+    return False

@@ -1,0 +1,133 @@
+"""Findings: the problems of a rule text, as the modeller files them in `properties/<game>.yaml`.
+
+A property is a test; a finding is one problem in the text (a contradiction, a gap, an
+ambiguity that changes play, a dead rule) and groups every failing property, reading and
+variant that shows it. The suite's `findings:` section names the evidence it claims with
+`properties:` and/or `readings:` (and optionally `variants:`); the errata page is built from
+findings, and a failing result no finding claims is still shown, as an unfiled finding.
+
+A `bound-artefact` finding records failures that are not defects of the text (a limit of the
+checked decks); the page lists them apart, so nothing is hidden and nothing is overstated.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang.model import Model
+from checker.lang.yamlsrc import YList, YMap, load_yaml
+
+CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
+REQUIRED = ("id", "title", "class", "scenario", "proposed")
+OPTIONAL = ("clauses", "properties", "readings", "variants")
+MAX_SCENARIO_LINES = 5
+
+
+@dataclass(frozen=True)
+class SuiteFinding:
+    id: str
+    title: str  # the problem, in the rule's own terms
+    cls: str  # one of CLASSES
+    clauses: tuple[str, ...]
+    scenario: str  # at most five lines, in players' words
+    proposed: str  # the proposed wording
+    properties: tuple[str, ...]  # property ids whose failures show it (empty: any property)
+    readings: tuple[str, ...]  # `name` (any non-default option) or `name=option`
+    variants: tuple[str, ...]  # empty: every variant
+    loc: Loc
+
+    def claims(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:
+        """Whether a failing result (model, property, reading options) is evidence of this finding."""
+        if self.properties and prop_id not in self.properties:
+            return False
+        if self.variants and model.id not in self.variants:
+            return False
+        if not self.readings:
+            return True
+        return any(_reading_matches(entry, model, readings) for entry in self.readings)
+
+
+def _reading_matches(entry: str, model: Model, readings: dict[str, str]) -> bool:
+    name, sep, option = entry.partition("=")
+    if name not in readings:
+        return False
+    if sep:
+        return readings[name] == option
+    return readings[name] != model.readings[name].default
+
+
+def load_findings(path: str) -> list[SuiteFinding]:
+    """The findings of a suite file (empty when the file or its `findings:` section is absent)."""
+    if not os.path.isfile(path):
+        return []
+    doc = load_yaml(path)
+    if not isinstance(doc, YMap) or "findings" not in doc:
+        return []
+    items = doc["findings"]
+    if not isinstance(items, YList):
+        raise RulecheckError("`findings` must be a list", doc.value_loc("findings"))
+    out: list[SuiteFinding] = []
+    seen: dict[str, Loc] = {}
+    for i, item in enumerate(items):
+        finding = parse_finding(item, items.item_loc(i))
+        if finding.id in seen:
+            raise RulecheckError(f"finding id `{finding.id}` is used twice (first at line {seen[finding.id].line})", finding.loc, finding.id)
+        seen[finding.id] = finding.loc
+        out.append(finding)
+    return out
+
+
+def parse_finding(item: object, loc: Loc) -> SuiteFinding:
+    if not isinstance(item, YMap):
+        raise RulecheckError("a finding is a mapping with " + ", ".join(f"`{k}`" for k in REQUIRED), loc)
+    for key in item:
+        if key not in REQUIRED + OPTIONAL:
+            raise RulecheckError(f"unknown key `{key}` in a finding", item.key_loc(key), str(key), did_you_mean(str(key), REQUIRED + OPTIONAL))
+    for key in REQUIRED:
+        if key not in item:
+            raise RulecheckError(f"finding is missing `{key}`", item.loc, None, "a finding has " + ", ".join(f"`{k}`" for k in REQUIRED))
+    cls = str(item["class"])
+    if cls not in CLASSES:
+        raise RulecheckError(f"unknown finding class `{cls}`", item.value_loc("class"), cls, did_you_mean(cls, CLASSES) or f"classes: {', '.join(CLASSES)}")
+    scenario = str(item["scenario"]).strip()
+    if len(scenario.splitlines()) > MAX_SCENARIO_LINES:
+        raise RulecheckError(f"a finding's scenario has at most {MAX_SCENARIO_LINES} lines", item.value_loc("scenario"), None, "tell the play in players' words; the trace is the evidence")
+    lists = {key: _names(item, key) for key in OPTIONAL}
+    if not lists["properties"] and not lists["readings"]:
+        raise RulecheckError("a finding names its evidence: `properties:` and/or `readings:`", item.loc, str(item["id"]))
+    return SuiteFinding(
+        id=str(item["id"]), title=str(item["title"]).strip(), cls=cls, clauses=lists["clauses"], scenario=scenario,
+        proposed=str(item["proposed"]).strip(), properties=lists["properties"], readings=lists["readings"],
+        variants=lists["variants"], loc=item.loc,
+    )
+
+
+def _names(item: YMap, key: str) -> tuple[str, ...]:
+    raw = item.get(key, [])
+    if isinstance(raw, str):
+        return (raw,)
+    if not isinstance(raw, list):
+        raise RulecheckError(f"`{key}` takes a list of names", item.value_loc(key), repr(raw))
+    return tuple(str(x) for x in raw)
+
+
+def check_finding_names(finding: SuiteFinding, property_ids: set[str], models: list[Model]) -> None:
+    """Every property, reading, option, variant and clause a finding names exists."""
+    for pid in finding.properties:
+        if pid not in property_ids:
+            raise RulecheckError(f"finding `{finding.id}` names an unknown property `{pid}`", finding.loc, pid, did_you_mean(pid, property_ids))
+    for variant in finding.variants:
+        if not any(m.id == variant for m in models):
+            raise RulecheckError(f"finding `{finding.id}` names an unknown variant `{variant}`", finding.loc, variant, did_you_mean(variant, [m.id for m in models]))
+    for entry in finding.readings:
+        name, sep, option = entry.partition("=")
+        known = [m.readings[name] for m in models if name in m.readings]
+        if not known:
+            raise RulecheckError(f"finding `{finding.id}` names an unknown reading `{name}`", finding.loc, name, did_you_mean(name, {r for m in models for r in m.readings}))
+        if sep and not any(option in r.options for r in known):
+            raise RulecheckError(f"finding `{finding.id}`: `{option}` is not an option of reading `{name}`", finding.loc, option, f"options: {', '.join(known[0].options)}")
+    for cid in finding.clauses:
+        if not any(cid in m.clauses for m in models):
+            raise RulecheckError(f"finding `{finding.id}` cites an unknown clause `{cid}`", finding.loc, cid, did_you_mean(cid, {c for m in models for c in m.clauses}))

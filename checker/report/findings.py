@@ -1,0 +1,163 @@
+"""Grouping failing results into findings and ranking them by severity.
+
+Severity is computed from the evidence, never written by hand, so a finding cannot be
+overstated or understated by its author. The rule, from worst to mildest:
+
+- **game-breaking**: some failing property says the game ends or never gets stuck (`terminates`,
+  `deadlock-free`, `can-end`);
+- **outcome-changing**: some failing property is about results: a `value` property (the odds or
+  the winner differ), or a property whose expressions read a slot the model's `outcome:` reads
+  (a promise about who wins breaks);
+- **rules-visible**: any other failing property but `coverage` (legal play differs from what the
+  text promises);
+- **cosmetic**: only `coverage` fails (a rule that can never apply changes no play).
+
+Findings of class `bound-artefact` are not defects of the text and get no severity. Within a
+severity, findings keep the order the suite lists them in, and unfiled ones come last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from checker.findings import SuiteFinding
+from checker.lang.expr import Expr, SlotRef, walk
+from checker.lang.model import Model
+from checker.properties import bind
+from checker.results import Result
+
+SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")
+GAME_BREAKING_KINDS = {"terminates", "deadlock-free", "can-end"}
+FAILING = ("fails", "error")
+NOT_A_DEFECT = "not a rule defect"
+
+
+@dataclass
+class FindingEvidence:
+    """A finding with the failing results that show it (`finding` is None for an unfiled one)."""
+
+    id: str
+    title: str
+    cls: str
+    finding: SuiteFinding | None
+    results: list[Result] = field(default_factory=list)
+    severity: str = ""
+    severity_reason: str = ""
+
+    @property
+    def unfiled(self) -> bool:
+        return self.finding is None
+
+    @property
+    def property_ids(self) -> list[str]:
+        return list(dict.fromkeys(r.prop.id for r in self.results))
+
+    @property
+    def shortest(self) -> Result | None:
+        """The failing result with the shortest trace: the evidence the page shows."""
+        traced = [r for r in self.results if r.trace is not None]
+        return min(traced, key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)) if traced else None
+
+
+def failing(results: Iterable[Result]) -> list[Result]:
+    return [r for r in results if r.status in FAILING]
+
+
+def group_findings(results: list[Result], findings: list[SuiteFinding]) -> list[FindingEvidence]:
+    """Every finding that some failing result shows, plus one unfiled finding per property
+    with failures no finding claims, ranked by severity (bound artefacts last)."""
+    bad = failing(results)
+    out: list[FindingEvidence] = []
+    claimed: set[int] = set()
+    for finding in findings:
+        shown = [r for r in bad if finding.claims(r.model, r.prop.id, r.config.readings)]
+        claimed.update(id(r) for r in shown)
+        if shown:
+            out.append(FindingEvidence(finding.id, finding.title, finding.cls, finding, shown))
+    unfiled: dict[str, list[Result]] = {}
+    for r in bad:
+        if id(r) not in claimed:
+            unfiled.setdefault(r.prop.id, []).append(r)
+    for pid, shown in unfiled.items():
+        out.append(FindingEvidence(f"unfiled-{pid}", unfiled_title(shown[0]), unfiled_class(shown, results), None, shown))
+    for entry in out:
+        entry.severity, entry.severity_reason = severity(entry)
+    rank = {s: i for i, s in enumerate((*SEVERITIES, NOT_A_DEFECT))}
+    return sorted(out, key=lambda e: (rank[e.severity], e.unfiled))  # stable: the suite's order within a rank
+
+
+def severity(entry: FindingEvidence) -> tuple[str, str]:
+    """The severity of a finding and the evidence that sets it, in words."""
+    if entry.cls == "bound-artefact":
+        return NOT_A_DEFECT, "a limit of the checked bounds, not of the text"
+    kinds = {r.prop.id: r.prop.kind for r in entry.results}
+    breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING_KINDS]
+    if breaking:
+        return "game-breaking", "the game can fail to end or get stuck: " + _ids(breaking)
+    memo: dict[tuple[str, str], bool] = {}
+    outcome = list(dict.fromkeys(r.prop.id for r in entry.results if r.prop.kind == "value" or touches_outcome(r, memo)))
+    if outcome:
+        return "outcome-changing", "a promise about the result breaks: " + _ids(outcome)
+    visible = [pid for pid, kind in kinds.items() if kind != "coverage"]
+    if visible:
+        return "rules-visible", "legal play differs from what the text promises: " + _ids(visible)
+    return "cosmetic", "a rule can never apply, which changes no play: " + _ids(list(kinds))
+
+
+def _ids(ids: list[str]) -> str:
+    return ", ".join(f"`{i}`" for i in ids)
+
+
+def touches_outcome(result: Result, memo: dict[tuple[str, str], bool]) -> bool:
+    """Whether the property's expressions read a slot that the model's `outcome:` reads."""
+    key = (result.model.id, result.prop.id)
+    if key not in memo:
+        memo[key] = _touches_outcome(result.model, result)
+    return memo[key]
+
+
+def _touches_outcome(model: Model, result: Result) -> bool:
+    if model.outcome is None or not result.prop.texts:
+        return False
+    outcome_slots = _slots(model.outcome)
+    bound = bind(result.prop, model)
+    exprs = [e for e in (bound.expr, bound.source, bound.target) if e is not None]
+    return any(_slots(e) & outcome_slots for e in exprs)
+
+
+def _slots(expr: Expr) -> set[str]:
+    return {node.name for node in walk(expr) if isinstance(node, SlotRef)}
+
+
+PROBLEM_OF_KIND = {
+    "terminates": "A game can go on for ever",
+    "deadlock-free": "A player can be left with no legal move",
+    "deterministic": "Two rules prescribe different outcomes for the same situation",
+    "coverage": "Some rules can never apply",
+    "can-end": "A game can reach a point from which it cannot end",
+}
+
+
+def unfiled_title(result: Result) -> str:
+    """A failure's problem in words, for a failure no finding explains yet."""
+    prop = result.prop
+    if prop.kind in PROBLEM_OF_KIND:
+        return f"Unfiled: {PROBLEM_OF_KIND[prop.kind].lower()[0]}{PROBLEM_OF_KIND[prop.kind][1:]}"
+    said = prop.says.rstrip(".") if prop.says else f"property {prop.id}"
+    return f"Unfiled: \u201c{said}\u201d does not always hold"
+
+
+def unfiled_class(shown: list[Result], everything: list[Result]) -> str:
+    """The class of a failure no finding explains, from its property kind and its verdicts."""
+    kind = shown[0].prop.kind
+    if kind == "deterministic":
+        return "contradiction"
+    if kind == "coverage":
+        return "dead-rule"
+    if kind in GAME_BREAKING_KINDS:
+        return "gap"
+    same_prop = [r for r in everything if r.prop.id == shown[0].prop.id and r.model.id == shown[0].model.id]
+    if any(r.status == "holds" for r in same_prop):
+        return "ambiguity"
+    return "contradiction"

@@ -1,0 +1,241 @@
+"""The Readings section of an errata page: per reading, the question, its options, what each
+option changes (its class), the divergence scenario with the divergent step under both options
+side by side, and the impact table.
+
+`readings_section(models, results, impacts)` returns Markdown lines (the section without its
+heading); like the rest of the page it holds no timings, so the same models give the same bytes.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections import defaultdict
+
+from checker.analysis.divergence import Divergence, Side
+from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
+from checker.analysis.outcomes import Impact
+from checker.lang.model import Model
+from checker.results import Result
+from checker.trace import Step, narrative, to_json
+
+CACHE_DIR = ".rulecheck-cache"
+
+CLASS_TEXT = {
+    "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
+    "outcome-changing": "outcome-changing (changes who can win or the odds)",
+    "rules-visible": "rules-visible (legal play differs, outcomes do not)",
+    "moot": "moot (no difference in the model)",
+}
+
+
+def analyse_for_errata(models: list[Model], settings: Settings | None = None) -> list[ModelImpact]:
+    """The impact analysis of every checked (non-abstract) model, for `readings_section`."""
+    return [analyse_model(m, settings or Settings()) for m in models if not m.abstract]
+
+
+def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR) -> list[str]:
+    """`readings_section`, computed once per content: the key hashes the model files, the
+    verdicts of the results and the analysis code, so a run over unchanged models reuses the
+    section instead of repeating the analysis (it costs about as much as the check itself)."""
+    key = _cache_key(models, results)
+    path = os.path.join(cache_dir, f"readings-{key}.md")
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().split("\n")
+    lines = readings_section(models, results)
+    os.makedirs(cache_dir, exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    os.replace(tmp, path)
+    return lines
+
+
+def _cache_key(models: list[Model], results: list[Result]) -> str:
+    digest = hashlib.sha256()
+    sources = sorted({os.path.abspath(p) for m in models for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(m.path)), "*.yaml"))})
+    code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "analysis", "*.py"))) + [__file__]
+    for path in sources + code:
+        digest.update(path.encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    for r in results:
+        digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
+    digest.update(",".join(sorted(m.path for m in models)).encode())
+    return digest.hexdigest()[:20]
+
+
+def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None) -> list[str]:
+    """The section's lines (without its heading), for one game: `results` are the game's check
+    results (to say which verdicts each option changes); `impacts` the analysis of its models
+    (computed here when not given)."""
+    by_prop: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        by_prop[r.prop.id].append(r)
+    if impacts is None:
+        impacts = analyse_for_errata(models)
+    readings = {}
+    for model in models:
+        for name, reading in model.readings.items():
+            readings.setdefault(name, reading)
+    if not readings:
+        return ["The models of this game have no readings."]
+    lines = [
+        "Points where the text is silent or says two things. For each option other than the default, the "
+        "checker looks for the shortest play legal under both readings after which they part ways (the "
+        "divergence scenario, replayed in the reference interpreter under both), and compares what can "
+        "happen under each (the impact table). Probabilities assume a stated policy: at each position every "
+        "mover with a legal move is equally likely to go next, chance follows its weights, players choose "
+        "uniformly among their moves.",
+        "",
+    ]
+    for name, reading in readings.items():
+        model = next(m for m in models if name in m.readings)
+        located = "; ".join(dict.fromkeys(model.clauses[c].at if c in model.clauses else c for c in reading.clauses))
+        lines += [f"### `{name}` ({located})", "", reading.question, ""]
+        defaults = {m.id: m.readings[name].default for m in models if name in m.readings}
+        for option, meaning in reading.options.items():
+            users = [mid for mid, d in defaults.items() if d == option]
+            marker = " *(default)*" if users and len(users) == len(defaults) else (f" *(default in {', '.join(f'`{u}`' for u in users)})*" if users else "")
+            lines.append(f"- `{option}`{marker}: {meaning}")
+        lines.append("")
+        for option in reading.options:
+            per_model = [(mi, o) for mi in impacts for r in mi.readings if r.reading.name == name for o in r.options if o.option == option]
+            if per_model:
+                lines += _option_block(name, option, per_model, by_prop)
+    return lines
+
+
+def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]]) -> list[str]:
+    several = len(per_model) > 1
+    lines = [f"**`{name}={option}`**", ""]
+    for mi, o in per_model:
+        where = f"in `{mi.model.id}`: " if several else ""
+        lines.append(f"- {where}**{CLASS_TEXT[o.classification]}**: {'; '.join(o.reasons)}")
+    verdicts = _verdict_changes(name, option, by_prop, several)
+    if verdicts:
+        lines.append(f"- property verdicts: {'; '.join(verdicts)}")
+    lines.append("")
+    shown = [(mi, o) for mi, o in per_model if o.divergence is not None and o.divergence.found]
+    if shown:
+        mi, o = min(shown, key=lambda item: (item[1].divergence.steps, item[0].model.id))
+        lines += _scenario(mi, o, several)
+        if o.impact is not None:
+            lines += _impact_table(mi.impact, o.impact, "default", o.config.reading_label(mi.model))
+    return lines
+
+
+def _scenario(mi: ModelImpact, o: OptionImpact, several: bool) -> list[str]:
+    return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "")
+
+
+def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
+    """A divergence scenario: the common play, then the divergent step under both side by side."""
+    if not divergence.found:
+        return [f"No divergence{where}: {divergence.bound}.", ""]
+    lines = [f"*Divergence scenario*{where} ({divergence.steps} step{'s' if divergence.steps != 1 else ''} legal under both readings, replayed in the reference interpreter under each):", ""]
+    doc = to_json(divergence.trace)
+    doc["note"], doc["property"]["says"] = "", ""
+    body = narrative(doc).splitlines()
+    start = next(i for i, line in enumerate(body) if line.startswith("0. Start"))
+    lines += [line for line in body[start:] if line.strip()]
+    lines += ["", divergence.summary, ""]
+    a, b = divergence.sides
+    lines += [f"| at the divergent step | under `{a.label}` | under `{b.label}` |", "|---|---|---|"]
+    lines.append(f"| game over | {_over(a)} | {_over(b)} |")
+    if a.steps or b.steps:
+        lines.append(f"| {_moves_heading(divergence.kind)} | {_moves(a)} | {_moves(b)} |")
+    if a.error or b.error:
+        lines.append(f"| modelling error | {a.error or 'none'} | {b.error or 'none'} |")
+    lines.append("")
+    return lines
+
+
+def _over(side: Side) -> str:
+    if not side.terminal:
+        return "no"
+    return f"yes ({side.outcome})" if side.outcome is not None else "yes"
+
+
+def _moves_heading(kind: str) -> str:
+    return {"result": "the same move's result", "moves": "moves enabled under this reading only", "terminal": "moves"}.get(kind, "moves")
+
+
+def _moves(side: Side) -> str:
+    if not side.steps:
+        return "none"
+    parts = [_cell(step) for step in side.steps]
+    if side.more:
+        parts.append(f"and {side.more} more")
+    return "<br>".join(parts)
+
+
+def _cell(step: Step) -> str:
+    changed = ", ".join(f"{n} {before}\u2192{after}" for n, before, after in step.changes) or "nothing changes"
+    return f"{step.text}: {changed}".replace("|", "\\|")
+
+
+def _impact_table(base: Impact, alt: Impact, base_label: str, alt_label: str) -> list[str]:
+    rows = [
+        ("reachable outcomes", _outcomes(base), _outcomes(alt)),
+        ("can always still end", _flag(base.can_end), _flag(alt.can_end)),
+        ("stuck states (no rule applies)", str(base.stuck_states), str(alt.stuck_states)),
+        ("longest game", _longest(base), _longest(alt)),
+    ]
+    names = sorted(set(base.probabilities or {}) | set(alt.probabilities or {}))
+    for name in names:
+        rows.append((f"P({name})", _probability(base, name), _probability(alt, name)))
+    sides = {f.side for f in base.forced} | {f.side for f in alt.forced}
+    for side in sorted(sides):
+        rows.append((f"{side} can force a win (chance against / with)", _forced(base, side), _forced(alt, side)))
+    rows.append(("explored", base.bound, alt.bound))
+    lines = [f"| impact | `{base_label}` | `{alt_label}` |", "|---|---|---|"]
+    lines += [f"| {label} | {x} | {y} |" for label, x, y in rows]
+    methods = list(dict.fromkeys(m for m in (base.method, alt.method) if m))
+    return lines + ["", f"*Probabilities: {'; '.join(methods)}.*", ""]
+
+
+def _outcomes(impact: Impact) -> str:
+    text = ", ".join(sorted(impact.outcomes)) or "none"
+    return text if impact.complete else f"{text} (seen within the bound)"
+
+
+def _flag(flag: bool | None) -> str:
+    return "not decided" if flag is None else ("yes" if flag else "**no**")
+
+
+def _longest(impact: Impact) -> str:
+    if impact.endless is None:
+        return "not decided"
+    return "infinite (a play can go on forever)" if impact.endless else f"{impact.longest} steps"
+
+
+def _probability(impact: Impact, name: str) -> str:
+    p = (impact.probabilities or {}).get(name, 0.0)
+    if impact.intervals is not None:
+        lo, hi = impact.intervals.get(name, (0.0, 0.0))
+        return f"\u2248{p:.3f} [{lo:.3f}, {hi:.3f}] (estimate)"
+    return f"{p:.4g}"
+
+
+def _forced(impact: Impact, side: str) -> str:
+    found = next((f for f in impact.forced if f.side == side), None)
+    return f"{found.chance_adversarial} / {found.chance_cooperative}" if found else "n/a"
+
+
+def _verdict_changes(name: str, option: str, by_prop: dict[str, list[Result]], several: bool) -> list[str]:
+    """Properties whose verdict under this single deviation differs from the default's."""
+    out = []
+    for pid, results in by_prop.items():
+        for r in results:
+            diffs = [(n, o) for n, o in r.config.readings.items() if r.model.readings[n].default != o]
+            if diffs != [(name, option)]:
+                continue
+            default = next((d for d in results if d.model.id == r.model.id and d.reading_label == "default"), None)
+            if default is None or default.status == r.status:
+                continue
+            verb = "breaks" if r.status in ("fails", "error") else ("repairs" if default.status in ("fails", "error") else f"{default.status}\u2192{r.status}")
+            out.append(f"{verb} `{pid}`" + (f" in `{r.model.id}`" if several else ""))
+    return sorted(set(out))

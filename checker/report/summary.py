@@ -1,0 +1,70 @@
+"""The terminal summary of `rulecheck check`: one line per game, then the unexpected results.
+
+The full table (one row per model, reading and property: thousands for the bundled games) is
+for `--verbose` / `--format table`; the summary fits on one screen whatever the run's size:
+a line per game, a line per unexpected result (with the path of its evidence), and a total.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from checker.report.errata import game_results, suite_findings
+from checker.report.evidence_files import evidence_path
+from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
+from checker.results import Result
+
+MAX_UNEXPECTED_LINES = 20  # beyond this the summary would no longer fit on a screen
+
+
+def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: float | None = None) -> list[str]:
+    """The summary as plain lines, for printing and for tests."""
+    lines = []
+    for folder in sorted({r.model.folder for r in results}):
+        lines.append(_game_line(folder, game_results(folder, results)))
+    unexpected = [r for r in results if not r.matches]
+    for r in unexpected[:MAX_UNEXPECTED_LINES]:
+        where = f"{r.model.folder}/{r.model.id} {r.prop.id} [{r.reading_label}]"
+        evidence = f" \u2192 {evidence_path(out_dir, r)}" if out_dir and r.trace is not None else ""
+        detail = f": {r.detail}" if r.detail and not evidence else ""
+        lines.append(f"unexpected {where}: {r.verdict_text}, expected {r.expected}{detail}{evidence}")
+    if len(unexpected) > MAX_UNEXPECTED_LINES:
+        lines.append(f"... and {len(unexpected) - MAX_UNEXPECTED_LINES} more unexpected results (all of them: --verbose)")
+    mismatches = len(unexpected)
+    took = f" in {wall_seconds:.1f} s" if wall_seconds is not None else ""
+    lines.append(f"{len(results)} results{took}, {len(results) - mismatches} as expected, {mismatches} unexpected")
+    return lines
+
+
+def _game_line(folder: str, results: list[Result]) -> str:
+    models = {r.model.id for r in results}
+    combinations = {(r.model.id, r.reading_label) for r in results}
+    properties = {r.prop.id for r in results}
+    entries = group_findings(results, suite_findings(results))
+    counts = [f"{sum(1 for e in entries if e.severity == s)} {s}" for s in SEVERITIES if any(e.severity == s for e in entries)]
+    defects = [e for e in entries if e.severity != NOT_A_DEFECT]
+    unfiled = sum(1 for e in defects if e.unfiled)
+    findings = f"{len(defects)} finding(s)" + (f" ({', '.join(counts)})" if counts else "")
+    if unfiled:
+        findings += f", {unfiled} unfiled"
+    artefacts = len(entries) - len(defects)
+    if artefacts:
+        findings += f", {artefacts} bound artefact(s)"
+    explored: dict[tuple[str, str, str], float] = {}
+    for r in results:
+        key = (r.model.id, r.reading_label, r.engine)
+        explored[key] = max(explored.get(key, 0.0), r.seconds)
+    unexpected = sum(1 for r in results if not r.matches)
+    return (f"{folder}: {len(models)} model(s), {len(combinations)} combinations, {len(properties)} properties; {findings}; "
+            f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring")
+
+
+def print_summary(results: list[Result], console: Console, out_dir: str | None, wall_seconds: float | None = None) -> None:
+    lines = summary_lines(results, out_dir, wall_seconds)
+    ok = all(r.matches for r in results)
+    for line in lines[:-1]:
+        style = "red" if line.startswith("unexpected") else ""
+        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    console.print(f"[{'green' if ok else 'red'}]{escape(lines[-1])}[/]")
+

@@ -1,0 +1,95 @@
+"""The `can-end` and `value` property kinds: verdicts both ways, evidence replayed and
+confirmed in the interpreter, bad input located, the symbolic engine's honest "not supported"."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from checker.analysis.statespace import explore_space
+from checker.analysis.value import game_value
+from checker.errors import RulecheckError
+from checker.evidence import reaches_terminal
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from checker.lang.interp import Interpreter
+from checker.runner import CheckOptions, check_paths, load_games
+
+MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
+
+
+def results(path: str, engine: str = "explicit") -> dict:
+    return {(r.prop.id, r.reading_label): r for r in check_paths([path], CheckOptions(engine=engine))}
+
+
+def test_can_end_holds_and_fails_with_a_closed_set():
+    found = results(os.path.join(MODELS, "trap"))
+    assert found[("can-always-end", "default")].status == "holds"
+    broken = found[("can-always-end", "pit=stuck")]
+    assert broken.status == "fails" and broken.trace.shape == "closed"
+    last = broken.trace.states()[-1]
+    assert last["pos"] == 1 and len(broken.trace.steps) == 1
+    assert "closed set of 2" in broken.detail
+    interp = Interpreter(broken.model, broken.config)
+    assert not reaches_terminal(interp, last)
+    assert reaches_terminal(Interpreter(broken.model, broken.model.default_config()), last)
+
+
+def test_can_end_is_not_deadlock_freedom():
+    found = results(os.path.join(MODELS, "trap"))
+    assert found[("deadlock-free", "pit=stuck")].status == "holds"  # the trap is a loop, not a dead end
+
+
+def test_tic_tac_toe_perfect_play_is_a_draw():
+    found = results(os.path.join(MODELS, "tictactoe"))
+    draw = found[("perfect-play-draws", "default")]
+    assert draw.status == "holds" and draw.detail == "value: draw (expected draw)"
+    assert draw.trace is not None and draw.trace.outcome == "draw" and len(draw.trace.steps) == 10
+    assert found[("cross-cannot-force", "default")].status == "fails"
+
+
+def test_value_with_chance():
+    model = load_model(os.path.join(MODELS, "coin/coin.yaml"))
+    space = explore_space(CompiledModel(model, model.default_config()))
+    assert game_value(space, "adversary").value == "bob"
+    assert game_value(space, "expectation").value == pytest.approx(0.5)  # 1/4 + 1/2 * 1/2
+    cyclic = explore_space(CompiledModel(model, model.default_config().with_readings({"tie": "reflip"})))
+    undecided = game_value(cyclic, "expectation")
+    assert undecided.value is None and "cycles" in undecided.reason
+    assert results(os.path.join(MODELS, "coin"))[("chance-decides", "tie=reflip")].status == "holds"
+
+
+def test_value_with_a_forced_win(tmp_path):
+    text = open(os.path.join(MODELS, "tictactoe/tictactoe.yaml"), encoding="utf-8").read()
+    text = text.replace("init:\n  board: 0", "init:\n  board: {0: 1, 1: 1, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0}")
+    model_path = tmp_path / "models" / "tictactoe" / "tictactoe.yaml"
+    model_path.parent.mkdir(parents=True)
+    model_path.write_text(text, encoding="utf-8")
+    model = load_model(str(model_path))
+    found = game_value(explore_space(CompiledModel(model, model.default_config())), "adversary")
+    assert found.value == "x"  # two crosses in the top row and x to move
+
+
+def test_symbolic_engine_says_not_supported():
+    found = results(os.path.join(MODELS, "trap"), engine="symbolic")
+    result = found[("can-always-end", "default")]
+    assert result.status == "undecided" and "not supported" in result.bound
+
+
+@pytest.mark.parametrize("line, message", [
+    ("    value: nobody\n", "`value` is a side, an outcome or `endless`"),
+    ("    value: 2\n    chance: expectation\n", "a number from 0 to 1"),
+    ("    value: draw\n    chance: sometimes\n", "`chance` is `adversary` or `expectation`"),
+])
+def test_value_bad_input_is_located(tmp_path, line, message):
+    models = tmp_path / "models" / "tictactoe"
+    models.mkdir(parents=True)
+    models.joinpath("tictactoe.yaml").write_text(open(os.path.join(MODELS, "tictactoe/tictactoe.yaml"), encoding="utf-8").read(), encoding="utf-8")
+    props = tmp_path / "properties"
+    props.mkdir()
+    props.joinpath("tictactoe.yaml").write_text("game: tictactoe\nproperties:\n  - id: v\n    kind: value\n" + line, encoding="utf-8")
+    with pytest.raises(RulecheckError) as caught:
+        load_games([str(models)])
+    assert message in str(caught.value)
+    assert caught.value.loc is not None and caught.value.loc.line >= 5

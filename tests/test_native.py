@@ -1,0 +1,192 @@
+"""The native back-end against the Python engine (the reference), state for state.
+
+Random models from the engines' differential test (`tests/test_engines_agree.py`) are explored by
+both back-ends under every reading combination: the same states in the same order, the same
+parents, layers and transition counts, and for every property the same verdict, path, shape and
+wording. A configuration where the model raises a modelling error is handed to the Python
+engine; the test checks that the native engine defers exactly then. Each random model costs a
+numba compilation (seconds), so the default profile runs a few; HYPOTHESIS_PROFILE=local runs
+many more. The same comparison over every bundled model (default configuration, whole suite)
+compiles each of them, minutes of CPU apiece, so it runs only with RULECHECK_NATIVE_BUNDLED=1.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+pytest.importorskip("numba")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from checker.engines import explicit  # noqa: E402
+from checker.engines.explicit import Budget  # noqa: E402
+from checker.engines.native import engine, explore_and_decide  # noqa: E402
+from checker.errors import RulecheckError  # noqa: E402
+from checker.lang.build import load_model  # noqa: E402
+from checker.lang.compile import CompiledModel  # noqa: E402
+from checker.lang.interp import Interpreter  # noqa: E402
+from tests.symbolic_support import bound_props, write_game  # noqa: E402
+from tests.test_engines_agree import models  # noqa: E402
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = {"ci": 6, "local": 150}[os.environ.get("HYPOTHESIS_PROFILE", "ci") if os.environ.get("HYPOTHESIS_PROFILE") in ("ci", "local") else "ci"]
+
+
+def finding_key(f: explicit.Finding) -> tuple:
+    return (f.status, [int(n) for n in f.path], f.shape, f.loop_start, f.note, f.detail, f.branch_instances, f.last_instance)
+
+
+def compare(model, config, props, budget: Budget | None = None) -> list[str]:
+    """Where the two back-ends differ on one configuration (empty when they agree)."""
+    budget = budget or Budget(200_000, 120.0)
+    compiled = CompiledModel(model, config)
+    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
+    py_exp, py_found = explicit.explore(compiled, props, budget, need_graph=need_graph)
+    try:
+        nat_exp, nat_found = engine.explore(compiled, props, budget, need_graph=need_graph)
+    except engine.NativeDeferred:
+        property_errors = [f for f in py_found.values() if f.status == "error"]
+        if py_exp.error is None and not property_errors:
+            return ["the native engine deferred a configuration without any error"]
+        return []
+    out = []
+    if py_exp.error is not None:
+        out.append(f"the Python engine met a modelling error ({py_exp.error[1]}) the native one did not")
+    if list(py_exp.states) != list(nat_exp.states):
+        out.append(f"states differ: {len(py_exp.states)} against {len(nat_exp.states)}")
+    if list(py_exp.parent) != [int(p) for p in nat_exp.parent]:
+        out.append("parents differ")
+    for name in ("layer_ends", "transitions", "complete", "stopped_by", "fired"):
+        if getattr(py_exp, name) != getattr(nat_exp, name):
+            out.append(f"{name}: {getattr(py_exp, name)!r} against {getattr(nat_exp, name)!r}")
+    if need_graph and py_exp.complete:
+        if list(py_exp.graph.starts) != [int(x) for x in nat_exp.graph.starts] or list(py_exp.graph.edges) != [int(x) for x in nat_exp.graph.edges]:
+            out.append("edges differ")
+    py = explicit.decide(py_exp, props, py_found)
+    nat = engine.decide(nat_exp, props, nat_found)
+    for prop in props:
+        if finding_key(py[prop.id]) != finding_key(nat[prop.id]):
+            out.append(f"{prop.id}: python {finding_key(py[prop.id])} against native {finding_key(nat[prop.id])}")
+    return out
+
+
+def configs(model):
+    base = model.default_config()
+    out = [base]
+    for reading in model.readings.values():
+        out += [base.with_readings({reading.name: option}) for option in reading.options if option != base.readings[reading.name]]
+    return out
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_native_agrees_on_random_models(case):
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return
+        _, props = bound_props(path)
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            problems = compare(model, config, props)
+            assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+def test_budget_and_wide_states_agree(monkeypatch):
+    """A state budget that stops the search half-way, states of several 64-bit words, and
+    arrays that start small and grow."""
+    monkeypatch.setattr(engine, "INITIAL_CAPACITY", 64)
+    model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "deckrace", "deckrace.yaml"))
+    assert CompiledModel(model, model.default_config()).layout.bits > 64
+    assert compare(model, model.default_config(), props, Budget(5_000, 60.0)) == []
+
+
+def test_war_agrees():
+    """War: a lasso (some deals never end), found by both back-ends, the same one."""
+    model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "war", "war6.yaml"))
+    assert compare(model, model.default_config(), props) == []
+
+
+def test_modelling_error_is_left_to_the_reference():
+    """A division by zero: the native engine defers and the Python engine reports it."""
+    text = """\
+game: Div
+id: div
+players: [a, b]
+state:
+  x: "int[0..3]"
+init: {x: 0}
+terminal: "x == 3"
+actions:
+  up:
+    by: rules
+    when: "x < 3"
+    do: {x: "x + 1 if x < 2 else 4 // (x - 2)"}
+    rule: r-1
+"""
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "div", text, "- {id: inv, kind: invariant, expr: 'x >= 0'}")
+        model, props = bound_props(path)
+        compiled = CompiledModel(model, model.default_config())
+        with pytest.raises(engine.NativeDeferred):
+            engine.explore(compiled, props, Budget())
+        exp, findings = explore_and_decide(compiled, props, Budget(), None, False, "auto")
+        assert exp.error is not None and "division by zero" in exp.error[1]
+        assert findings["inv"].status == "error"
+
+
+def test_runner_backends_give_the_same_results_and_traces():
+    """Through the runner (every reading deviation, traces replayed in the interpreter): the
+    native and the Python back-end report the same results, word for word."""
+    from checker.report.json_report import results_json
+    from checker.runner import CheckOptions, check_paths
+
+    duel = os.path.join(HERE, "tests", "models", "duel")
+    outputs = {}
+    for backend in ("python", "native"):
+        results = check_paths([duel], CheckOptions(backend=backend))
+        for result in results:
+            result.seconds = 0.0
+        outputs[backend] = results_json(results)
+    assert outputs["python"] == outputs["native"]
+    assert any(r["verdict"] == "fails" and r["trace"] for r in outputs["native"]["results"])
+
+
+def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
+    """`auto` does not pay a compilation for a small state space: with an empty cache the
+    Python engine decides it (and nothing is compiled)."""
+    import sys
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
+        monkeypatch.delitem(sys.modules, name)  # modules loaded by earlier tests count as compiled
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert not isinstance(exp, engine.NativeExploration) and exp.complete
+    assert not os.path.exists(os.path.join(tmp_path, "native"))
+
+
+BUNDLED = sorted(
+    os.path.join(folder, name)
+    for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "titlebelt", "supershow"))
+    for name in os.listdir(folder)
+    if name.endswith(".yaml") and name != "clauses.yaml"
+)
+
+
+@pytest.mark.skipif(not os.environ.get("RULECHECK_NATIVE_BUNDLED"), reason="compiles every bundled model (minutes each); set RULECHECK_NATIVE_BUNDLED=1")
+@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
+def test_native_agrees_on_bundled_models(path):
+    """Every bundled model, default configuration, its whole property suite: state for state."""
+    model, props = bound_props(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    assert compare(model, model.default_config(), props, Budget(2_000_000, 1800.0)) == []

@@ -1,0 +1,187 @@
+"""Reading impact: divergence scenarios, outcome impact, classification, on toy models whose
+answers are known by hand (tests/impact/models/coin and trap)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from checker.analysis.divergence import find_divergence
+from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.outcomes import NEVER, analyse
+from checker.analysis.statespace import explore_space
+from checker.cli import main
+from checker.engines.simulate import simulate
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from checker.report.impact_json import impacts_json
+from checker.report.reading_impact import readings_section
+
+MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
+COIN = os.path.join(MODELS, "coin/coin.yaml")
+TRAP = os.path.join(MODELS, "trap/trap.yaml")
+DUEL = os.path.join(os.path.dirname(__file__), "models", "duel", "duel.yaml")
+
+
+
+def impact(path: str, **readings: str):
+    model = load_model(path)
+    return analyse(explore_space(CompiledModel(model, model.default_config().with_readings(readings))))
+
+
+def option(result, reading: str, name: str):
+    return next(o for r in result.readings if r.reading.name == reading for o in r.options if o.option == name)
+
+
+def test_coin_probabilities_by_hand():
+    draw = impact(COIN)
+    assert draw.probabilities == pytest.approx({"ann_win": 0.25, "bob_win": 0.25, "draw": 0.5})
+    assert draw.can_end and not draw.endless and draw.longest == 3
+    reflip = impact(COIN, tie="reflip")
+    assert reflip.probabilities == pytest.approx({"ann_win": 0.5, "bob_win": 0.5})
+    assert set(reflip.outcomes) == {"ann_win", "bob_win"}
+    assert reflip.can_end and reflip.endless  # endless ties are possible, with probability 0
+
+
+def test_coin_divergence_after_two_tied_flips():
+    model = load_model(COIN)
+    base = model.default_config()
+    found = find_divergence(model, base, base.with_readings({"tie": "reflip"}))
+    assert found.found and found.kind == "moves" and found.steps == 2
+    last = found.trace.states()[-1]
+    assert last["phase"] == "judge" and last["ca"] == last["cb"]
+    default_side, option_side = found.sides
+    assert [s.action for s in default_side.steps] == ["tie_draw"]
+    assert [s.action for s in option_side.steps] == ["tie_reflip"]
+
+
+def test_coin_classes_and_forced_wins():
+    result = analyse_model(load_model(COIN), Settings())
+    reflip = option(result, "tie", "reflip")
+    assert reflip.classification == "outcome-changing"
+    assert any("draw" in reason for reason in reflip.reasons)
+    silent = option(result, "call", "silent")
+    assert silent.classification == "moot" and silent.divergence is None
+    sides = {f.side: (f.chance_adversarial, f.chance_cooperative) for f in result.impact.forced}
+    assert sides == {"ann": ("no", "yes"), "bob": ("no", "yes")}
+
+
+def test_trap_reading_is_game_breaking():
+    model = load_model(TRAP)
+    result = analyse_model(model, Settings())
+    stuck = option(result, "pit", "stuck")
+    assert stuck.classification == "game-breaking"
+    assert stuck.divergence.steps == 1 and stuck.divergence.kind == "moves"
+    assert stuck.impact.can_end is False and result.impact.can_end is True
+    assert stuck.impact.probabilities == pytest.approx({"finished": 0.5, NEVER: 0.5})
+    trap_state = explore_space(CompiledModel(model, stuck.config)).states[stuck.impact.trap[-1]]
+    assert CompiledModel(model, stuck.config).layout.unpack(trap_state)["pos"] == 1
+
+
+def test_moot_by_exploration_states_its_bound(tmp_path):
+    # the reading is consulted, but only where no reachable state goes
+    text = open(TRAP, encoding="utf-8").read().replace("(pos != 1 or reading.pit == climb)", "(pos != 1 or reading.pit == climb or pos == 1)")
+    path = tmp_path / "trap.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = analyse_model(load_model(str(path)), Settings())
+    stuck = option(result, "pit", "stuck")
+    assert stuck.classification == "moot"
+    assert stuck.reasons[0].startswith("exhaustive: no reachable state of the 7")
+
+
+def test_moot_with_a_small_budget_is_bounded():
+    model = load_model(COIN)
+    base = model.default_config()
+    found = find_divergence(model, base, base.with_readings({"tie": "reflip"}), max_states=3)
+    assert not found.found and not found.complete and "state budget" in found.bound
+
+
+@pytest.mark.parametrize("path, readings", [(DUEL, {}), (DUEL, {"tie": "defender"}), (COIN, {"tie": "reflip"}), (TRAP, {"pit": "stuck"})])
+def test_exact_probabilities_agree_with_long_seeded_simulation(path, readings):
+    """The linear solve and 20,000 seeded games of the same policy agree within 4.5 standard
+    errors (a game still running after 500 steps counts as never ending)."""
+    model = load_model(path)
+    compiled = CompiledModel(model, model.default_config().with_readings(readings))
+    exact = analyse(explore_space(compiled)).probabilities
+    games = 20000
+    report = simulate(compiled, games, seed=7, max_steps=500)
+    assert set(exact) == {NEVER if o.startswith("unfinished") else o for o in report.outcomes}
+    for outcome, p in exact.items():
+        label = "unfinished after 500 steps" if outcome == NEVER else outcome
+        seen = report.outcomes.get(label, 0) / games
+        assert abs(seen - p) < 4.5 * math.sqrt(p * (1 - p) / games) + 1e-9, (path, outcome, p, seen)
+
+
+def test_cli_json_and_markdown():
+    runner = CliRunner()
+    out = runner.invoke(main, ["readings", COIN, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output)
+    options = doc["models"][0]["readings"][0]["options"]
+    assert options[0]["classification"] == "outcome-changing"
+    assert options[0]["divergence"]["at_divergence"]["option"]["moves"][0]["action"] == "tie_reflip"
+    assert options[0]["impact"]["probabilities"]["ann_win"] == 0.5
+    result = analyse_model(load_model(COIN), Settings())
+    page = "\n".join(readings_section([result.model], [], [result]))
+    assert "| P(draw) | 0.5 | 0 |" in page
+    assert "| at the divergent step | under `default` | under `tie=reflip` |" in page
+    assert page == "\n".join(readings_section([result.model], []))  # computes the same analysis itself
+    assert impacts_json([result])["models"][0]["variant"] == "coin"
+
+
+def test_cli_between_and_bad_input():
+    runner = CliRunner()
+    out = runner.invoke(main, ["readings", COIN, "--between", "tie=reflip", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    found = json.loads(out.output)["divergences"][0]
+    assert found["kind"] == "moves" and found["steps"] == 2
+    bad = runner.invoke(main, ["readings", COIN, "--between", "tie=nope"])
+    assert bad.exit_code == 2 and "--between tie=nope" in bad.output
+    missing = runner.invoke(main, ["readings", "tests/models/no-such-game"])
+    assert missing.exit_code == 2
+
+
+def test_beyond_the_budget_probabilities_are_labelled_estimates():
+    model = load_model(DUEL)
+    compiled = CompiledModel(model, model.default_config())
+    exact = analyse(explore_space(compiled)).probabilities
+    bounded = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    assert not bounded.complete and bounded.can_end is None and bounded.endless is None
+    assert bounded.method.startswith("estimate: 4000 seeded random games (seed 3)")
+    for outcome, p in exact.items():
+        lo, hi = bounded.intervals[outcome]
+        assert lo <= p <= hi  # 95% intervals; seed fixed, so this is deterministic
+    again = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    assert again.probabilities == bounded.probabilities
+
+
+def test_section_names_the_verdicts_an_option_changes():
+    from checker.runner import CheckOptions, check_paths
+
+    results = check_paths([TRAP], CheckOptions())
+    model = results[0].model
+    page = "\n".join(readings_section([model], results))
+    assert "**game-breaking (changes whether the game can end or get stuck)**" in page
+    assert "- property verdicts: breaks `can-always-end`" in page
+    assert "| can always still end | yes | **no** |" in page
+
+
+def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):
+    from checker.report import reading_impact
+
+    model = load_model(COIN)
+    first = reading_impact.cached_readings_section([model], [], str(tmp_path))
+    assert len(list(tmp_path.iterdir())) == 1
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("the cached section should have been used")
+
+    monkeypatch.setattr(reading_impact, "analyse_for_errata", no_analysis)
+    assert reading_impact.cached_readings_section([model], [], str(tmp_path)) == first
+    other = load_model(TRAP)
+    with pytest.raises(AssertionError):
+        reading_impact.cached_readings_section([other], [], str(tmp_path))
