@@ -127,7 +127,7 @@ def test_the_decks_are_dealt_and_the_first_turn_starts():
 
 
 def test_a_combat_can_go_on_for_ever():
-    """The finding tics-infinite: from the first Tic, both Leaders going on with nothing to play
+    """The finding combat-never-ends: from the first Tic, both Leaders going on with nothing to play
     comes back to a Tic already seen (a cycle), while both stopping reaches the End of Combat."""
     compiled = _compiled()
     found = _first(compiled, lambda s: s["phase"] == "compose_v" and s["tic"] == 1)
@@ -177,3 +177,19 @@ def test_table_rule_second_copy_replaces_the_first():
     after = layout.unpack(put[0])
     assert after["at"][("villains",)] == 1
     assert after["hand"][("villains", "ally")] == found["state"]["hand"][("villains", "ally")] - 1
+
+
+def test_the_game_can_always_still_end_though_a_combat_need_not():
+    """`can-end` holds where `game-ends` fails: a Combat may go on for ever, but from every
+    reachable situation the Leaders can still bring the game to its end (support decks, default
+    readings; the full check covers every reading of both models)."""
+    from checker.runner import CheckOptions, check_paths
+
+    found = {
+        r.prop.id: r.status
+        for r in check_paths(
+            [os.path.join(FOLDER, "support.yaml")],
+            CheckOptions(readings="default", only_properties={"can-end", "game-ends"}),
+        )
+    }
+    assert found == {"can-end": "holds", "game-ends": "fails"}
