@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 import textwrap
 from types import SimpleNamespace
 
@@ -13,7 +17,7 @@ from checker.report.errata import errata_page
 from checker.report.findings import SEVERITIES, group_findings
 from checker.report.summary import MAX_UNEXPECTED_LINES, summary_lines
 from checker.runner import CheckOptions, check_paths, load_games
-from tests.conftest import write
+from tests.conftest import HERE, write
 from tests.test_property_kinds import COUNTER
 
 # The counter, with a second reading under which a player may wait for ever, and an outcome
@@ -161,3 +165,30 @@ def test_the_summary_has_a_line_per_game_and_caps_the_unexpected(results):
     lines = summary_lines(results, "counterexamples")
     assert len(lines) == 1 + MAX_UNEXPECTED_LINES + 2 and lines[-2].startswith("... and ")
     assert any(line.startswith("unexpected g/counter ann-last [extra=other]: fails, expected holds \u2192 counterexamples/g/ann-last.") for line in lines)
+
+
+def test_the_questions_a_finding_answers_keep_the_order_of_its_readings():
+    """Pages must be byte-stable across processes: the order cannot come from a set of names
+    (string hashing differs per process, which once made a committed page differ from CI's)."""
+    from checker.report.appendix import finding_questions
+    from checker.report.findings import FindingEvidence
+
+    names = [f"r{i}" for i in range(9, 0, -1)]
+    model = SimpleNamespace(readings={n: SimpleNamespace(answers=[f"q-{n}"]) for n in sorted(names)})
+    finding = SimpleNamespace(readings=[f"{n}=other" for n in names])
+    entry = FindingEvidence(id="f", title="t", cls="gap", finding=finding, results=[])
+    assert finding_questions(entry, [model]) == [f"q-{n}" for n in names]
+
+
+def test_pages_and_traces_do_not_depend_on_string_hashing(tmp_path):
+    """The same project checked under different hash seeds writes the same bytes."""
+    outputs = []
+    for seed in ("1", "2", "3"):
+        work = tmp_path / seed
+        shutil.copytree(os.path.join(HERE, "models"), work / "models")
+        shutil.copytree(os.path.join(HERE, "properties"), work / "properties")
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": os.path.dirname(HERE)}
+        run = subprocess.run([sys.executable, "-m", "checker.cli", "check", "--jobs", "1"], cwd=work, env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+        outputs.append({p.relative_to(work).as_posix(): p.read_bytes() for folder in ("docs", "counterexamples") for p in (work / folder).rglob("*") if p.is_file()})
+    assert outputs[0] and outputs[0] == outputs[1] == outputs[2]

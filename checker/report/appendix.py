@@ -113,7 +113,7 @@ def finding_questions(entry: FindingEvidence, models: list[Model]) -> list[str]:
     ids: list[str] = []
     for r in entry.results:
         ids.extend(getattr(r.prop, "answers", ()) or ())
-    names = {e.partition("=")[0] for e in (entry.finding.readings if entry.finding else ())}
+    names = dict.fromkeys(e.partition("=")[0] for e in (entry.finding.readings if entry.finding else ()))  # ordered: pages are byte-stable
     for model in models:
         for name in names:
             if name in model.readings:

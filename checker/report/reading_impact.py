@@ -37,7 +37,7 @@ def analyse_for_errata(models: list[Model], settings: Settings | None = None) ->
 
 def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR) -> list[str]:
     """`readings_section`, computed once per content: the key hashes the model files, the
-    verdicts of the results and the analysis code, so a run over unchanged models reuses the
+    verdicts of the results and all of the checker's code, so a run over unchanged models reuses the
     section instead of repeating the analysis (it costs about as much as the check itself)."""
     key = _cache_key(models, results)
     path = os.path.join(cache_dir, f"readings-{key}.md")
@@ -56,7 +56,7 @@ def cached_readings_section(models: list[Model], results: list[Result], cache_di
 def _cache_key(models: list[Model], results: list[Result]) -> str:
     digest = hashlib.sha256()
     sources = sorted({os.path.abspath(p) for m in models for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(m.path)), "*.yaml"))})
-    code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "analysis", "*.py"))) + [__file__]
+    code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "**", "*.py"), recursive=True))  # any code change may change the words
     for path in sources + code:
         digest.update(path.encode())
         with open(path, "rb") as handle:
