@@ -81,7 +81,7 @@ def test_verify_reports_a_wrong_final_state(duel):
 def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
     from checker.evidence import confirm
     from checker.lang.interp import Interpreter
-    from checker.properties import bind, load_suite
+    from checker.lang.properties import bind, load_suite
     from checker.trace import ReplayMismatch, Trace
 
     model = load_model(write(tmp_path, MINI))
