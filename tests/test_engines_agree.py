@@ -31,7 +31,7 @@ import tempfile
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, event, given, settings, target
 from hypothesis import strategies as st
 
 from checker.engines.symbolic import encoding
@@ -39,6 +39,7 @@ from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter
 from checker.trace import ReplayMismatch
+from tests.large_models import LargeModel, large_models
 from tests.symbolic_support import bound_props, run, trace_len, write_game
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], derandomize=True)
@@ -562,3 +563,56 @@ def test_mutation_is_caught_on_random_models(kind):
     with mutated(kind):
         case = find(models(), lambda c: bool(disagreements(*c)), settings=settings(max_examples=40, deadline=None, database=None, derandomize=True, phases=[Phase.generate], suppress_health_check=list(HealthCheck)))
     assert case
+
+
+# -- large models: the Python engine, the native back-end and the symbolic engine ---------------
+SYMBOLIC_DEPTH = 6  # the symbolic engine unrolls this far on the large models (z3 time grows fast)
+SHORTEST = ("invariant", "unreachable", "after")
+
+
+def large_disagreements(case: LargeModel) -> tuple[int, list[str]]:
+    """Where the three explicit and symbolic verdicts on one large model differ.
+
+    The Python engine and the native back-end explore the same graph: every result must agree
+    exactly (verdict, states, depth, trace length). The symbolic engine unrolls only
+    SYMBOLIC_DEPTH steps: a violation (or `reachable` witness) the explicit engine finds within
+    that depth it must find at the same depth; one beyond it must not be found; a proof (k-induction)
+    must be a property the explicit engine finds holding."""
+    from checker.engines.native import unavailable_reason
+
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "large", case.model_yaml, case.props_yaml)
+        python = run(path, "explicit", backend="python")
+        native = run(path, "explicit", backend="native") if unavailable_reason() is None else python
+        sym = run(path, "symbolic", depth=SYMBOLIC_DEPTH, ids={"inv", "reach", "unreach", "aft", "deadlock-free"})
+    out = []
+    for pid, p in python.items():
+        n = native[pid]
+        if (p.status, p.states, p.depth, trace_len(p)) != (n.status, n.states, n.depth, trace_len(n)):
+            out.append(f"{pid}: python {p.status} {p.states} states depth {p.depth} trace {trace_len(p)}, native {n.status} {n.states} states depth {n.depth} trace {trace_len(n)}")
+    for pid, s in sym.items():
+        e, kind = python[pid], python[pid].prop.kind
+        found = "holds" if kind == "reachable" else "fails"
+        shallow = e.status == found and (trace_len(e) or 0) <= SYMBOLIC_DEPTH if kind != "reachable" else e.status == "holds"
+        if s.status == found and kind != "reachable":
+            if e.status != found or trace_len(s) != trace_len(e):
+                out.append(f"{pid}: symbolic {s.status} after {trace_len(s)} steps, explicit {e.status} after {trace_len(e)}")
+        elif s.status == found:  # a reachable witness
+            if e.status != "holds":
+                out.append(f"{pid}: symbolic finds a witness, explicit {e.status}")
+        elif s.status == "holds" and s.proof and e.status != "holds":
+            out.append(f"{pid}: symbolic proves it ({s.bound}), explicit {e.status}")
+        elif kind in SHORTEST and shallow:
+            out.append(f"{pid}: explicit {e.status} after {trace_len(e)} steps, symbolic {s.status} ({s.bound}) within {SYMBOLIC_DEPTH}")
+    return next(iter(python.values())).states, out
+
+
+@settings(settings.get_profile(PROFILE), max_examples=2 if PROFILE == "ci" else 20)
+@given(large_models(min_size=10_000))
+def test_engines_agree_on_large_models(case):
+    """Models of 10,000 to 40,000 states: the three implementations of checking agree."""
+    states, problems = large_disagreements(case)
+    event(f"reachable states: {states // 10_000 * 10_000}-{states // 10_000 * 10_000 + 9_999}")
+    target(float(states), label="reachable states")
+    assert not problems, "\n".join(problems) + "\n\n" + case.model_yaml + "\n" + case.props_yaml
+    assert states >= 10_000
