@@ -33,6 +33,7 @@ from contextlib import contextmanager
 import pytest
 from hypothesis import HealthCheck, Phase, assume, event, given, settings, target
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 from checker.engines.symbolic import encoding
 from checker.errors import RulecheckError
@@ -237,6 +238,20 @@ def models(draw):
 
 
 # -- the comparison ---------------------------------------------------------------------------
+def note(text: str) -> None:
+    """`event`, when a hypothesis test is running (the comparison also runs on fixed models)."""
+    if currently_in_test_context():
+        event(text)
+
+
+def size_band(states: int) -> str:
+    """A coarse size class for `event`: hypothesis reports how many examples fall in each."""
+    for bound in (1, 10, 100, 1_000, 10_000):
+        if states <= bound:
+            return f"<= {bound:,}"
+    return f"{states // 10_000 * 10_000:,}-{states // 10_000 * 10_000 + 9_999:,}"
+
+
 EXACT_LENGTH = ("invariant", "unreachable", "deadlock-free", "after", "deterministic")
 
 
@@ -357,10 +372,11 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         path = write_game(root, "random", model_yaml, props_yaml)
         try:
             model = load_model(path)
+            bound_props(path)
         except RulecheckError:
-            return []  # rejected when loaded (say, a literal written outside its slot's range)
-        if not Interpreter(model, model.default_config()).initial_states():
-            return []  # no initial state: nothing to compare
+            note("rejected when loaded")  # say, a literal outside its slot's range, or a literal zero divisor
+            assume(False)
+        assume(bool(Interpreter(model, model.default_config()).initial_states()))  # else nothing to compare
         reference_error = interpreter_error_depth(model)
         try:
             exp = run(path, "explicit")
@@ -368,12 +384,12 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
             exp = None  # the explicit engine's trace does not replay: the discrepancy above
             if reference_error is None:
                 raise
-        if exp is not None and next(iter(exp.values())).bound != "exhaustive":
-            return []
+        assume(exp is None or next(iter(exp.values())).bound == "exhaustive")
         if exp is None:
             states, depth = 10_000, reference_error
         else:
             states, depth = next(iter(exp.values())).states, next(iter(exp.values())).depth
+            note(f"reachable states: {size_band(states)}")
         loops = states <= MAX_LOOP_STATES
         sym_depth = max(depth + 1, states + 1 if loops else 0)
         try:
@@ -442,19 +458,20 @@ def free_disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         path = write_game(root, "random", model_yaml, props_yaml)
         try:
             model = load_model(path)
+            bound_props(path)
         except RulecheckError:
-            return []
+            note("rejected when loaded")
+            assume(False)
         base = model.default_config()
         options = list(model.readings["r"].options) if "r" in model.readings else [None]
         configs = [Config({**base.constants, "c": c}, {**base.readings, **({"r": o} if o else {})}) for c in range(3) for o in options]
         ids = {"inv", "unreach", "reach", "aft", "deadlock-free"}
         explicit = []
         for cfg in configs:
-            if not Interpreter(model, cfg).initial_states():
-                return []
+            assume(bool(Interpreter(model, cfg).initial_states()))
             results = run(path, "explicit", ids=ids, config=cfg)
-            if any(r.status == "error" or r.bound != "exhaustive" for r in results.values()):
-                return []  # errors and unfinished explorations are compared elsewhere
+            # errors and unfinished explorations are compared elsewhere
+            assume(not any(r.status == "error" or r.bound != "exhaustive" for r in results.values()))
             explicit.append((cfg, results))
         depth = max(next(iter(r.values())).depth for _, r in explicit)
         sym = run(path, "symbolic", depth=depth + 1, ids=ids, free_constants=True, free_readings=True)
@@ -612,7 +629,7 @@ def large_disagreements(case: LargeModel) -> tuple[int, list[str]]:
 def test_engines_agree_on_large_models(case):
     """Models of 10,000 to 40,000 states: the three implementations of checking agree."""
     states, problems = large_disagreements(case)
-    event(f"reachable states: {states // 10_000 * 10_000}-{states // 10_000 * 10_000 + 9_999}")
+    event(f"reachable states: {size_band(states)}")
     target(float(states), label="reachable states")
     assert not problems, "\n".join(problems) + "\n\n" + case.model_yaml + "\n" + case.props_yaml
     assert states >= 10_000
