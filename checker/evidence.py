@@ -28,8 +28,11 @@ def build_trace(
     loop_start: int | None = None,
     last_action: str | None = None,
     branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
+    loop_exits: bool | None = None,
 ) -> Trace:
-    """Replay `states` and confirm that they break `prop`; returns the trace."""
+    """Replay `states` and confirm that they break `prop`; returns the trace. An endless loop
+    (a `terminates` lasso, whichever engine found it) is classified here, from the replayed
+    steps: who chooses to go round it, and (when the engine knows) whether it can be left."""
     actions: list[str | None] | None = None
     if last_action is not None and len(states) > 1:
         actions = [None] * (len(states) - 2) + [last_action]
@@ -41,10 +44,43 @@ def build_trace(
         shape=shape, loop_start=loop_start, note=note, display=display_info(model),
     )
     confirm(interp, prop, trace, branch_actions)
+    if prop.kind == "terminates" and shape == "lasso":
+        trace.loop_deciders = loop_deciders(interp, trace)
+        trace.note = loop_note(trace.loop_deciders, loop_exits)
     final = trace.states()[-1]
     if model.outcome is not None and interp.terminal(final):
         trace.outcome = interp.eval(model.outcome, final)
     return trace
+
+
+def loop_deciders(interp: Interpreter, trace: Trace) -> frozenset[str]:
+    """Who decides to go round a trace's loop: for each step of the loop whose state offers
+    moves to other states too, the kind of mover taking it ('rules', 'chance' or a player's
+    `by`). A step that is the only possible move decides nothing."""
+    states = trace.states()
+    start = trace.loop_start or 0
+    deciders = set()
+    for step, pre in zip(trace.steps[start:], states[start:]):
+        if len({freeze(m.post) for m in interp.transitions(pre)}) < 2:
+            continue
+        deciders.add(interp.model.actions[step.action].by)
+    return frozenset(deciders)
+
+
+def describe_deciders(deciders: frozenset[str]) -> str:
+    return "decided by: " + (", ".join(sorted(deciders)) or "nobody (every step is the only move)")
+
+
+def loop_note(deciders: frozenset[str], exits: bool | None) -> str:
+    """The words for an endless loop, the same whichever engine found it."""
+    if not deciders or deciders == {"rules"}:
+        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
+    if "chance" in deciders:
+        if exits is None:
+            return "Chance-only loop: random outcomes keep the game in this cycle (whether it can be left was not established)."
+        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
+        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
+    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 
 def reaches_terminal(interp: Interpreter, start: State) -> bool:
@@ -96,14 +132,18 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         # the loop must have at least one step: a "loop" starting at the last state is no loop
         loop = trace.loop_start
         require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
+    checked, source, target = prop.expr, prop.source, prop.target  # set by `bind` for the kinds that have them
     if kind == "invariant":
-        require(not interp.eval(prop.expr, last), "a state where the invariant is false")
+        assert checked is not None
+        require(not interp.eval(checked, last), "a state where the invariant is false")
     elif kind in ("unreachable", "reachable"):
-        require(bool(interp.eval(prop.expr, last)), "a state satisfying the expression")
+        assert checked is not None
+        require(bool(interp.eval(checked, last)), "a state satisfying the expression")
     elif kind == "after":
         step = trace.steps[-1]
         require(step.action == prop.action, f"a final `{prop.action}` step")
-        require(not interp.eval(prop.expr, last, step.params, old=states[-2]), "a transition after which the expression is false")
+        assert checked is not None
+        require(not interp.eval(checked, last, step.params, old=states[-2]), "a transition after which the expression is false")
     elif kind == "deadlock-free":
         require(not interp.terminal(last) and not interp.transitions(last), "a non-terminal state with no enabled action")
     elif kind == "deterministic":
@@ -111,7 +151,8 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         chosen = []
         for name, params in branch_actions:
             match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
-            require(match is not None and interp.model.actions[name].by == "rules", f"forced action `{name}` enabled at the end")
+            if match is None or interp.model.actions[name].by != "rules":
+                raise ReplayMismatch(f"{prop.id}: the replayed trace does not show forced action `{name}` enabled at the end")
             chosen.append(match)
         require(len(chosen) == 2 and chosen[0].post != chosen[1].post, "two forced rules with different outcomes")
         trace.branches = [make_step(interp, m, last) for m in chosen]
@@ -128,12 +169,14 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
     elif kind == "leads-to":
         # some state where `from` holds, after which (and round the loop) `to` never holds; it
         # need not be the first state where `from` holds (`to` may hold at an earlier one)
+        assert source is not None and target is not None
+
         def avoids(i: int) -> bool:
             first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
-            return not any(interp.eval(prop.target, s) for s in states[first:])
+            return not any(interp.eval(target, s) for s in states[first:])
 
-        require(any(interp.eval(prop.source, s) for s in states), "a state where `from` holds")
-        require(any(interp.eval(prop.source, s) and avoids(i) for i, s in enumerate(states)), "a play from `from` that avoids `to`")
+        require(any(interp.eval(source, s) for s in states), "a state where `from` holds")
+        require(any(interp.eval(source, s) and avoids(i) for i, s in enumerate(states)), "a play from `from` that avoids `to`")
         if trace.shape == "lasso":
             require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
         else:

@@ -22,12 +22,13 @@ from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
 
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
 AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
-NATIVE_KINDS = frozenset({"invariant", "unreachable", "reachable", "after", "terminates", "leads-to", "deadlock-free", "deterministic", "coverage"})
+NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
 
 
