@@ -9,12 +9,16 @@ be able to produce a false counterexample.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
+from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
 
 
@@ -132,52 +136,114 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         # the loop must have at least one step: a "loop" starting at the last state is no loop
         loop = trace.loop_start
         require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
-    checked, source, target = prop.expr, prop.source, prop.target  # set by `bind` for the kinds that have them
-    if kind == "invariant":
-        assert checked is not None
-        require(not interp.eval(checked, last), "a state where the invariant is false")
-    elif kind in ("unreachable", "reachable"):
-        assert checked is not None
-        require(bool(interp.eval(checked, last)), "a state satisfying the expression")
-    elif kind == "after":
-        step = trace.steps[-1]
-        require(step.action == prop.action, f"a final `{prop.action}` step")
-        assert checked is not None
-        require(not interp.eval(checked, last, step.params, old=states[-2]), "a transition after which the expression is false")
-    elif kind == "deadlock-free":
-        require(not interp.terminal(last) and not interp.transitions(last), "a non-terminal state with no enabled action")
-    elif kind == "deterministic":
-        moves = interp.transitions(last)
-        chosen = []
-        for name, params in branch_actions:
-            match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
-            if match is None or interp.model.actions[name].by != "rules":
-                raise ReplayMismatch(f"{prop.id}: the replayed trace does not show forced action `{name}` enabled at the end")
-            chosen.append(match)
-        require(len(chosen) == 2 and chosen[0].post != chosen[1].post, "two forced rules with different outcomes")
-        trace.branches = [make_step(interp, m, last) for m in chosen]
-    elif kind == "terminates" and trace.shape == "lasso":
-        require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
-        require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")
-    elif kind == "terminates":
-        require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
-    elif kind == "value":
-        ends = interp.terminal(last) or not interp.transitions(last)
-        require(ends or (trace.loop_start is not None and states[trace.loop_start] == last), "a line of play that ends or returns to an earlier state")
-    elif kind == "can-end":
-        require(not reaches_terminal(interp, last), "a state from which no play reaches a terminal state")
-    elif kind == "leads-to":
-        # some state where `from` holds, after which (and round the loop) `to` never holds; it
-        # need not be the first state where `from` holds (`to` may hold at an earlier one)
-        assert source is not None and target is not None
+    check = CONFIRM.get(kind)
+    if check is not None:
+        check(Evidence(interp, prop, trace, states, require), branch_actions)
 
-        def avoids(i: int) -> bool:
-            first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
-            return not any(interp.eval(target, s) for s in states[first:])
 
-        require(any(interp.eval(source, s) for s in states), "a state where `from` holds")
-        require(any(interp.eval(source, s) and avoids(i) for i, s in enumerate(states)), "a play from `from` that avoids `to`")
-        if trace.shape == "lasso":
-            require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
-        else:
-            require(not interp.transitions(last), "a play that ends (or sticks) without `to`")
+@dataclass
+class Evidence:
+    """A replayed trace under confirmation, with the check that reports what it fails to show."""
+
+    interp: Interpreter
+    prop: BoundProperty
+    trace: Trace
+    states: list[State]
+    require: Callable[[bool, str], None]
+
+    @property
+    def last(self) -> State:
+        return self.states[-1]
+
+    def expr(self) -> Expr:
+        assert self.prop.expr is not None, "bound for every kind with `expr`"
+        return self.prop.expr
+
+    def loops_back(self) -> bool:
+        loop = self.trace.loop_start
+        return loop is not None and self.states[loop] == self.last
+
+
+Branches = tuple[tuple[str, dict[str, Any]], ...]
+
+
+def _invariant(e: Evidence, _branches: Branches) -> None:
+    e.require(not e.interp.eval(e.expr(), e.last), KINDS["invariant"].confirms)
+
+
+def _state_satisfies(e: Evidence, _branches: Branches) -> None:
+    e.require(bool(e.interp.eval(e.expr(), e.last)), KINDS[e.prop.kind].confirms)
+
+
+def _after(e: Evidence, _branches: Branches) -> None:
+    step = e.trace.steps[-1]
+    e.require(step.action == e.prop.action, f"a final `{e.prop.action}` step")
+    e.require(not e.interp.eval(e.expr(), e.last, step.params, old=e.states[-2]), KINDS["after"].confirms)
+
+
+def _deadlock_free(e: Evidence, _branches: Branches) -> None:
+    e.require(not e.interp.terminal(e.last) and not e.interp.transitions(e.last), KINDS["deadlock-free"].confirms)
+
+
+def _deterministic(e: Evidence, branches: Branches) -> None:
+    moves = e.interp.transitions(e.last)
+    chosen = []
+    for name, params in branches:
+        match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
+        if match is None or e.interp.model.actions[name].by != "rules":
+            raise ReplayMismatch(f"{e.prop.id}: the replayed trace does not show forced action `{name}` enabled at the end")
+        chosen.append(match)
+    e.require(len(chosen) == 2 and chosen[0].post != chosen[1].post, KINDS["deterministic"].confirms)
+    e.trace.branches = [make_step(e.interp, m, e.last) for m in chosen]
+
+
+def _terminates(e: Evidence, _branches: Branches) -> None:
+    if e.trace.shape == "lasso":
+        e.require(e.loops_back(), "a loop back to an earlier state")
+        e.require(not any(e.interp.terminal(s) for s in e.states), "a loop of non-terminal states")
+    else:
+        within = e.prop.prop.within
+        e.require(within is not None and len(e.trace.steps) > within, f"a play longer than {within} steps")
+
+
+def _value(e: Evidence, _branches: Branches) -> None:
+    ends = e.interp.terminal(e.last) or not e.interp.transitions(e.last)
+    e.require(ends or e.loops_back(), KINDS["value"].confirms)
+
+
+def _can_end(e: Evidence, _branches: Branches) -> None:
+    e.require(not reaches_terminal(e.interp, e.last), KINDS["can-end"].confirms)
+
+
+def _leads_to(e: Evidence, _branches: Branches) -> None:
+    """Some state where `from` holds, after which (and round the loop) `to` never holds; it need
+    not be the first state where `from` holds (`to` may hold at an earlier one)."""
+    source, target, trace, states = e.prop.source, e.prop.target, e.trace, e.states
+    assert source is not None and target is not None
+
+    def avoids(i: int) -> bool:
+        first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
+        return not any(e.interp.eval(target, s) for s in states[first:])
+
+    e.require(any(e.interp.eval(source, s) for s in states), "a state where `from` holds")
+    e.require(any(e.interp.eval(source, s) and avoids(i) for i, s in enumerate(states)), KINDS["leads-to"].confirms)
+    if trace.shape == "lasso":
+        e.require(e.loops_back(), "a loop back to an earlier state")
+    else:
+        e.require(not e.interp.transitions(e.last), "a play that ends (or sticks) without `to`")
+
+
+# What the end of a trace must show, per kind (`coverage` has no trace: its evidence is a list).
+CONFIRM: dict[str, Callable[[Evidence, Branches], None]] = {
+    "invariant": _invariant,
+    "reachable": _state_satisfies,
+    "unreachable": _state_satisfies,
+    "after": _after,
+    "deadlock-free": _deadlock_free,
+    "deterministic": _deterministic,
+    "terminates": _terminates,
+    "value": _value,
+    "can-end": _can_end,
+    "leads-to": _leads_to,
+}
+assert set(CONFIRM) | {"coverage"} == set(KINDS), "every property kind has its confirmation"
