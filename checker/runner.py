@@ -7,24 +7,21 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.engines.explicit import Budget, Finding, Progress, verdict_of
-from checker.engines.native import explore_and_decide
+from checker.engines.explicit import Budget, Progress
+from checker.engines.native import ExplicitEngine
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace, describe_deciders
 from checker.findings import SuiteFinding, check_finding_names, load_findings
 from checker.lang.build import load_model
-from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
-from checker.lang.property_kinds import KINDS
-from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
+from checker.limits import OutOfBudget, allow_deep_expressions
 from checker.results import Result
 from checker.verdict import EngineName, Status, Verdict
 
@@ -242,8 +239,7 @@ def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None
             out.append((position, _check_config(job.model, config, job.props, options)[0]))
             continue
         # The options that differ are read by nothing: the exploration is the same one.
-        exp, findings = exploration
-        out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
+        out.append((position, [result_of(job.model, config, prop, exploration[prop.id]) for prop in job.props]))
     return out
 
 
@@ -276,39 +272,34 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
     return _check_config(model, config, props, options)[0]
 
 
-def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], tuple | None]:
-    """check_config, also returning the explicit exploration and findings (None for the
-    symbolic engine) so that an equivalent configuration can reuse them."""
+def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], dict[str, Verdict] | None]:
+    """check_config, also returning the explicit engine's verdicts (None for the symbolic
+    engine) so that an equivalent configuration can reuse them."""
     if options.engine == "symbolic" or (options.engine == "auto" and _leaves_free(model, options)):
         # an explicit exploration covers one deck and one reading combination; left free, only
         # the symbolic engine answers for all of them
         return symbolic_results(model, config, props, options), None
-    started = time.perf_counter()
+    label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
+    engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
     try:
-        compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+        verdicts = engine.decide(model, config, props, options)
     except OutOfBudget as exc:
-        if options.engine == "auto":
+        if options.engine == "auto" and engine.compile_over_budget:
             return symbolic_results(model, config, props, options), None
         return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     except MemoryError:
+        if not engine.compiling:
+            raise
         return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
-    if not compiled.initial:
+    if engine.initial_empty:
         raise no_initial_state(model, config)
-    label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
-    progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
-    need_graph = any(KINDS[p.kind].needs_edges for p in props)
-    remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
-    try:
-        exp, findings = explore_and_decide(compiled, props, remaining, progress, need_graph, options.backend)
-    except OutOfBudget as exc:  # compiling a property's expression ran out
-        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
-    results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
-    if options.engine == "auto" and not exp.complete:
+    results = [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
+    if options.engine == "auto" and not engine.complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
             again = {r.prop.id: r for r in symbolic_results(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
-    return results, (exp, findings)
+    return results, verdicts
 
 
 def _leaves_free(model: Model, options: CheckOptions) -> bool:
@@ -340,10 +331,6 @@ def symbolic_results(model: Model, config: Config, props: list[BoundProperty], o
 
     verdicts = SymbolicEngine().decide(model, config, props, options)
     return [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
-
-
-def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
-    return result_of(model, config, prop, verdict_of(finding, exp))
 
 
 def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict) -> Result:
