@@ -29,7 +29,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from checker.engines.explicit import Budget  # noqa: E402
-from checker.engines.symbolic import check_symbolic  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.properties import bind, load_suite  # noqa: E402
 from checker.runner import CheckOptions, check_config  # noqa: E402
@@ -58,7 +57,7 @@ def symbolic(model, cfg, props, depth: int, timeout: float, free: bool = False):
     """The first property's result (the others serve as its strengthening), and the seconds."""
     options = CheckOptions(engine="symbolic", depth=depth, budget=Budget(timeout=timeout), free_constants=free)
     started = time.perf_counter()
-    results = check_symbolic(model, cfg, props, options)
+    results = check_config(model, cfg, props, options)
     return results[0], time.perf_counter() - started
 
 
@@ -101,7 +100,7 @@ def designer(timeout: float, depth: int, only: list[str] | None) -> None:
         cfg = Config({**base.constants, **{k: v for k, v in constants.items() if k in base.constants}}, base.readings)
         options = CheckOptions(engine="symbolic", depth=depth, budget=Budget(timeout=timeout))
         cpu, wall = time.process_time(), time.perf_counter()
-        result = check_symbolic(model, cfg, props, options)[0]
+        result = check_config(model, cfg, props, options)[0]
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         print(f"{name:<38} | {verdict(result):<16} | {result.depth:>5} | {cpu:>7.1f} | {wall:>7.1f} | {result.bound}")
         sys.stdout.flush()

@@ -9,12 +9,16 @@ be able to produce a false counterexample.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
+from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
 
 
@@ -28,8 +32,11 @@ def build_trace(
     loop_start: int | None = None,
     last_action: str | None = None,
     branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
+    loop_exits: bool | None = None,
 ) -> Trace:
-    """Replay `states` and confirm that they break `prop`; returns the trace."""
+    """Replay `states` and confirm that they break `prop`; returns the trace. An endless loop
+    (a `terminates` lasso, whichever engine found it) is classified here, from the replayed
+    steps: who chooses to go round it, and (when the engine knows) whether it can be left."""
     actions: list[str | None] | None = None
     if last_action is not None and len(states) > 1:
         actions = [None] * (len(states) - 2) + [last_action]
@@ -41,10 +48,43 @@ def build_trace(
         shape=shape, loop_start=loop_start, note=note, display=display_info(model),
     )
     confirm(interp, prop, trace, branch_actions)
+    if prop.kind == "terminates" and shape == "lasso":
+        trace.loop_deciders = loop_deciders(interp, trace)
+        trace.note = loop_note(trace.loop_deciders, loop_exits)
     final = trace.states()[-1]
     if model.outcome is not None and interp.terminal(final):
         trace.outcome = interp.eval(model.outcome, final)
     return trace
+
+
+def loop_deciders(interp: Interpreter, trace: Trace) -> frozenset[str]:
+    """Who decides to go round a trace's loop: for each step of the loop whose state offers
+    moves to other states too, the kind of mover taking it ('rules', 'chance' or a player's
+    `by`). A step that is the only possible move decides nothing."""
+    states = trace.states()
+    start = trace.loop_start or 0
+    deciders = set()
+    for step, pre in zip(trace.steps[start:], states[start:]):
+        if len({freeze(m.post) for m in interp.transitions(pre)}) < 2:
+            continue
+        deciders.add(interp.model.actions[step.action].by)
+    return frozenset(deciders)
+
+
+def describe_deciders(deciders: frozenset[str]) -> str:
+    return "decided by: " + (", ".join(sorted(deciders)) or "nobody (every step is the only move)")
+
+
+def loop_note(deciders: frozenset[str], exits: bool | None) -> str:
+    """The words for an endless loop, the same whichever engine found it."""
+    if not deciders or deciders == {"rules"}:
+        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
+    if "chance" in deciders:
+        if exits is None:
+            return "Chance-only loop: random outcomes keep the game in this cycle (whether it can be left was not established)."
+        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
+        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
+    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 
 def reaches_terminal(interp: Interpreter, start: State) -> bool:
@@ -96,45 +136,114 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         # the loop must have at least one step: a "loop" starting at the last state is no loop
         loop = trace.loop_start
         require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
-    if kind == "invariant":
-        require(not interp.eval(prop.expr, last), "a state where the invariant is false")
-    elif kind in ("unreachable", "reachable"):
-        require(bool(interp.eval(prop.expr, last)), "a state satisfying the expression")
-    elif kind == "after":
-        step = trace.steps[-1]
-        require(step.action == prop.action, f"a final `{prop.action}` step")
-        require(not interp.eval(prop.expr, last, step.params, old=states[-2]), "a transition after which the expression is false")
-    elif kind == "deadlock-free":
-        require(not interp.terminal(last) and not interp.transitions(last), "a non-terminal state with no enabled action")
-    elif kind == "deterministic":
-        moves = interp.transitions(last)
-        chosen = []
-        for name, params in branch_actions:
-            match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
-            require(match is not None and interp.model.actions[name].by == "rules", f"forced action `{name}` enabled at the end")
-            chosen.append(match)
-        require(len(chosen) == 2 and chosen[0].post != chosen[1].post, "two forced rules with different outcomes")
-        trace.branches = [make_step(interp, m, last) for m in chosen]
-    elif kind == "terminates" and trace.shape == "lasso":
-        require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
-        require(not any(interp.terminal(s) for s in states), "a loop of non-terminal states")
-    elif kind == "terminates":
-        require(prop.prop.within is not None and len(trace.steps) > prop.prop.within, f"a play longer than {prop.prop.within} steps")
-    elif kind == "value":
-        ends = interp.terminal(last) or not interp.transitions(last)
-        require(ends or (trace.loop_start is not None and states[trace.loop_start] == last), "a line of play that ends or returns to an earlier state")
-    elif kind == "can-end":
-        require(not reaches_terminal(interp, last), "a state from which no play reaches a terminal state")
-    elif kind == "leads-to":
-        # some state where `from` holds, after which (and round the loop) `to` never holds; it
-        # need not be the first state where `from` holds (`to` may hold at an earlier one)
-        def avoids(i: int) -> bool:
-            first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
-            return not any(interp.eval(prop.target, s) for s in states[first:])
+    check = CONFIRM.get(kind)
+    if check is not None:
+        check(Evidence(interp, prop, trace, states, require), branch_actions)
 
-        require(any(interp.eval(prop.source, s) for s in states), "a state where `from` holds")
-        require(any(interp.eval(prop.source, s) and avoids(i) for i, s in enumerate(states)), "a play from `from` that avoids `to`")
-        if trace.shape == "lasso":
-            require(trace.loop_start is not None and states[trace.loop_start] == last, "a loop back to an earlier state")
-        else:
-            require(not interp.transitions(last), "a play that ends (or sticks) without `to`")
+
+@dataclass
+class Evidence:
+    """A replayed trace under confirmation, with the check that reports what it fails to show."""
+
+    interp: Interpreter
+    prop: BoundProperty
+    trace: Trace
+    states: list[State]
+    require: Callable[[bool, str], None]
+
+    @property
+    def last(self) -> State:
+        return self.states[-1]
+
+    def expr(self) -> Expr:
+        assert self.prop.expr is not None, "bound for every kind with `expr`"
+        return self.prop.expr
+
+    def loops_back(self) -> bool:
+        loop = self.trace.loop_start
+        return loop is not None and self.states[loop] == self.last
+
+
+Branches = tuple[tuple[str, dict[str, Any]], ...]
+
+
+def _invariant(e: Evidence, _branches: Branches) -> None:
+    e.require(not e.interp.eval(e.expr(), e.last), KINDS["invariant"].confirms)
+
+
+def _state_satisfies(e: Evidence, _branches: Branches) -> None:
+    e.require(bool(e.interp.eval(e.expr(), e.last)), KINDS[e.prop.kind].confirms)
+
+
+def _after(e: Evidence, _branches: Branches) -> None:
+    step = e.trace.steps[-1]
+    e.require(step.action == e.prop.action, f"a final `{e.prop.action}` step")
+    e.require(not e.interp.eval(e.expr(), e.last, step.params, old=e.states[-2]), KINDS["after"].confirms)
+
+
+def _deadlock_free(e: Evidence, _branches: Branches) -> None:
+    e.require(not e.interp.terminal(e.last) and not e.interp.transitions(e.last), KINDS["deadlock-free"].confirms)
+
+
+def _deterministic(e: Evidence, branches: Branches) -> None:
+    moves = e.interp.transitions(e.last)
+    chosen = []
+    for name, params in branches:
+        match = next((m for m in moves if m.action == name and dict(m.params) == params), None)
+        if match is None or e.interp.model.actions[name].by != "rules":
+            raise ReplayMismatch(f"{e.prop.id}: the replayed trace does not show forced action `{name}` enabled at the end")
+        chosen.append(match)
+    e.require(len(chosen) == 2 and chosen[0].post != chosen[1].post, KINDS["deterministic"].confirms)
+    e.trace.branches = [make_step(e.interp, m, e.last) for m in chosen]
+
+
+def _terminates(e: Evidence, _branches: Branches) -> None:
+    if e.trace.shape == "lasso":
+        e.require(e.loops_back(), "a loop back to an earlier state")
+        e.require(not any(e.interp.terminal(s) for s in e.states), "a loop of non-terminal states")
+    else:
+        within = e.prop.prop.within
+        e.require(within is not None and len(e.trace.steps) > within, f"a play longer than {within} steps")
+
+
+def _value(e: Evidence, _branches: Branches) -> None:
+    ends = e.interp.terminal(e.last) or not e.interp.transitions(e.last)
+    e.require(ends or e.loops_back(), KINDS["value"].confirms)
+
+
+def _can_end(e: Evidence, _branches: Branches) -> None:
+    e.require(not reaches_terminal(e.interp, e.last), KINDS["can-end"].confirms)
+
+
+def _leads_to(e: Evidence, _branches: Branches) -> None:
+    """Some state where `from` holds, after which (and round the loop) `to` never holds; it need
+    not be the first state where `from` holds (`to` may hold at an earlier one)."""
+    source, target, trace, states = e.prop.source, e.prop.target, e.trace, e.states
+    assert source is not None and target is not None
+
+    def avoids(i: int) -> bool:
+        first = min(i, trace.loop_start) if trace.shape == "lasso" and trace.loop_start is not None else i
+        return not any(e.interp.eval(target, s) for s in states[first:])
+
+    e.require(any(e.interp.eval(source, s) for s in states), "a state where `from` holds")
+    e.require(any(e.interp.eval(source, s) and avoids(i) for i, s in enumerate(states)), KINDS["leads-to"].confirms)
+    if trace.shape == "lasso":
+        e.require(e.loops_back(), "a loop back to an earlier state")
+    else:
+        e.require(not e.interp.transitions(e.last), "a play that ends (or sticks) without `to`")
+
+
+# What the end of a trace must show, per kind (`coverage` has no trace: its evidence is a list).
+CONFIRM: dict[str, Callable[[Evidence, Branches], None]] = {
+    "invariant": _invariant,
+    "reachable": _state_satisfies,
+    "unreachable": _state_satisfies,
+    "after": _after,
+    "deadlock-free": _deadlock_free,
+    "deterministic": _deterministic,
+    "terminates": _terminates,
+    "value": _value,
+    "can-end": _can_end,
+    "leads-to": _leads_to,
+}
+assert set(CONFIRM) | {"coverage"} == set(KINDS), "every property kind has its confirmation"

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from checker.lang.model import Config, Model
 from checker.lang.properties import Property
 from checker.trace import Trace
+from checker.verdict import EngineName, Status
 
-STATUSES = ("holds", "fails", "undecided", "error")
+STATUSES = tuple(Status)
 
 
 @dataclass
@@ -16,8 +17,8 @@ class Result:
     model: Model
     prop: Property
     config: Config
-    status: str  # holds | fails | undecided | error
-    engine: str  # explicit | symbolic
+    status: Status
+    engine: EngineName
     bound: str  # how far the verdict reaches: "exhaustive", "depth <= 12", "k-induction", ...
     expected: str
     states: int = 0

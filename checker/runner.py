@@ -7,26 +7,25 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.engines.explicit import Budget, Finding, Progress
-from checker.engines.native import explore_and_decide
+from checker.engines.explicit import Budget, Progress
+from checker.engines.native import ExplicitEngine
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
-from checker.evidence import build_trace
+from checker.evidence import build_trace, describe_deciders
 from checker.findings import SuiteFinding, check_finding_names, load_findings
 from checker.lang.build import load_model
-from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
-from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
+from checker.limits import OutOfBudget, allow_deep_expressions
 from checker.results import Result
+from checker.verdict import EngineName, Status, Verdict
 
-ENGINES = ("explicit", "symbolic", "auto")
+ENGINES = (*EngineName, "auto")
 
 
 @dataclass
@@ -240,8 +239,7 @@ def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None
             out.append((position, _check_config(job.model, config, job.props, options)[0]))
             continue
         # The options that differ are read by nothing: the exploration is the same one.
-        exp, findings = exploration
-        out.append((position, [explicit_result(job.model, config, prop, findings[prop.id], exp) for prop in job.props]))
+        out.append((position, [result_of(job.model, config, prop, exploration[prop.id]) for prop in job.props]))
     return out
 
 
@@ -274,45 +272,34 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
     return _check_config(model, config, props, options)[0]
 
 
-def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], tuple | None]:
-    """check_config, also returning the explicit exploration and findings (None for the
-    symbolic engine) so that an equivalent configuration can reuse them."""
+def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], dict[str, Verdict] | None]:
+    """check_config, also returning the explicit engine's verdicts (None for the symbolic
+    engine) so that an equivalent configuration can reuse them."""
     if options.engine == "symbolic" or (options.engine == "auto" and _leaves_free(model, options)):
         # an explicit exploration covers one deck and one reading combination; left free, only
         # the symbolic engine answers for all of them
-        from checker.engines.symbolic import check_symbolic
-
-        return check_symbolic(model, config, props, options), None
-    started = time.perf_counter()
+        return symbolic_results(model, config, props, options), None
+    label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
+    engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
     try:
-        compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+        verdicts = engine.decide(model, config, props, options)
     except OutOfBudget as exc:
-        if options.engine == "auto":
-            from checker.engines.symbolic import check_symbolic
-
-            return check_symbolic(model, config, props, options), None
+        if options.engine == "auto" and engine.compile_over_budget:
+            return symbolic_results(model, config, props, options), None
         return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     except MemoryError:
+        if not engine.compiling:
+            raise
         return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
-    if not compiled.initial:
+    if engine.initial_empty:
         raise no_initial_state(model, config)
-    label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
-    progress = (lambda p: options.on_progress(label, p)) if options.on_progress else None
-    need_graph = any(p.kind in ("terminates", "leads-to", "can-end") for p in props)
-    remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
-    try:
-        exp, findings = explore_and_decide(compiled, props, remaining, progress, need_graph, options.backend)
-    except OutOfBudget as exc:  # compiling a property's expression ran out
-        return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
-    results = [explicit_result(model, config, prop, findings[prop.id], exp) for prop in props]
-    if options.engine == "auto" and not exp.complete:
+    results = [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
+    if options.engine == "auto" and not engine.complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
-            from checker.engines.symbolic import check_symbolic
-
-            again = {r.prop.id: r for r in check_symbolic(model, config, [p for p in props if p.id in undecided], options)}
+            again = {r.prop.id: r for r in symbolic_results(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
-    return results, (exp, findings)
+    return results, verdicts
 
 
 def _leaves_free(model: Model, options: CheckOptions) -> bool:
@@ -325,7 +312,7 @@ def _leaves_free(model: Model, options: CheckOptions) -> bool:
 def unexplored_result(model: Model, config: Config, prop: BoundProperty, reason: str) -> Result:
     """`undecided`: the budget ran out before exploration could start."""
     return Result(
-        model=model, prop=prop.prop, config=config, status="undecided", engine="explicit", bound=reason,
+        model=model, prop=prop.prop, config=config, status=Status.UNDECIDED, engine=EngineName.EXPLICIT, bound=reason,
         expected=prop.prop.expect.verdict(model, config), detail=reason,
     )
 
@@ -339,25 +326,27 @@ def no_initial_state(model: Model, config: Config) -> RulecheckError:
     )
 
 
-def explicit_result(model: Model, config: Config, prop: BoundProperty, finding: Finding, exp) -> Result:
-    compiled = exp.compiled
-    expected = prop.prop.expect.verdict(model, config)
-    if exp.complete:
-        bound = "exhaustive"
-    else:
-        bound = f"{exp.stopped_by or 'stopped'}; explored to depth {exp.depth}"
+def symbolic_results(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> list[Result]:
+    from checker.engines.symbolic import SymbolicEngine
+
+    verdicts = SymbolicEngine().decide(model, config, props, options)
+    return [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
+
+
+def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict) -> Result:
+    """The one place a verdict becomes a `Result`: its evidence is replayed and confirmed in the
+    interpreter (`build_trace`), under the configuration the engine chose when it chose one."""
+    cfg = verdict.config or config
     result = Result(
-        model=model, prop=prop.prop, config=config, status=finding.status, engine="explicit", bound=bound,
-        expected=expected, states=len(exp.states), transitions=exp.transitions, depth=exp.depth,
-        seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
+        model=model, prop=prop.prop, config=cfg, status=verdict.status, engine=verdict.engine, bound=verdict.bound,
+        expected=prop.prop.expect.verdict(model, cfg), states=verdict.states, transitions=verdict.transitions,
+        depth=verdict.depth, seconds=verdict.seconds, detail=verdict.detail, proof=verdict.proof,
     )
-    if finding.path and (finding.status in ("fails", "error") or finding.shape == "strategy"):
-        states = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
-        last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
-        branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
-        result.trace = build_trace(model, config, prop, states, finding.shape, finding.note, finding.loop_start, last_action, branches)
-        if finding.status == "error" or finding.shape == "strategy":
-            result.detail = finding.detail
+    if verdict.has_evidence:
+        assert verdict.path is not None
+        result.trace = build_trace(model, cfg, prop, verdict.path, verdict.shape, verdict.note, verdict.loop_start, verdict.last_action, verdict.branches, verdict.loop_exits)
+        if result.trace.loop_deciders is not None:
+            result.detail = describe_deciders(result.trace.loop_deciders)
     return result
 
 

@@ -61,6 +61,7 @@ class Trace:
     outcome: Any = None
     error: Exception | None = None  # shapes error/property-error: the modelling error, as replayed
     display: dict[str, Any] = field(default_factory=dict)  # how to show slots and values (see display_info)
+    loop_deciders: frozenset[str] | None = None  # a classified endless loop: who chooses to go round it
 
     def states(self) -> list[State]:
         return [self.initial, *(s.state for s in self.steps)]
@@ -165,7 +166,7 @@ def _fill(model: Model, action: Action, narration: Narration, values: dict[str, 
             out.append(values[name])
         else:
             slot = model.slots[name]
-            out.append(model.display(slot.elem.type.domain, pre[name]) if slot.elem.type.kind == "enum" else str(pre[name]))
+            out.append(model.display(slot.elem.type.domain or "", pre[name]) if slot.elem.type.kind == "enum" else str(pre[name]))
     return "".join(out)
 
 

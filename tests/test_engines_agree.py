@@ -31,14 +31,16 @@ import tempfile
 from contextlib import contextmanager
 
 import pytest
-from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, event, given, settings, target
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
 
 from checker.engines.symbolic import encoding
 from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter
 from checker.trace import ReplayMismatch
+from tests.large_models import LargeModel, large_models
 from tests.symbolic_support import bound_props, run, trace_len, write_game
 
 settings.register_profile("ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], derandomize=True)
@@ -236,6 +238,20 @@ def models(draw):
 
 
 # -- the comparison ---------------------------------------------------------------------------
+def note(text: str) -> None:
+    """`event`, when a hypothesis test is running (the comparison also runs on fixed models)."""
+    if currently_in_test_context():
+        event(text)
+
+
+def size_band(states: int) -> str:
+    """A coarse size class for `event`: hypothesis reports how many examples fall in each."""
+    for bound in (1, 10, 100, 1_000, 10_000):
+        if states <= bound:
+            return f"<= {bound:,}"
+    return f"{states // 10_000 * 10_000:,}-{states // 10_000 * 10_000 + 9_999:,}"
+
+
 EXACT_LENGTH = ("invariant", "unreachable", "deadlock-free", "after", "deterministic")
 
 
@@ -356,10 +372,11 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         path = write_game(root, "random", model_yaml, props_yaml)
         try:
             model = load_model(path)
+            bound_props(path)
         except RulecheckError:
-            return []  # rejected when loaded (say, a literal written outside its slot's range)
-        if not Interpreter(model, model.default_config()).initial_states():
-            return []  # no initial state: nothing to compare
+            note("rejected when loaded")  # say, a literal outside its slot's range, or a literal zero divisor
+            assume(False)
+        assume(bool(Interpreter(model, model.default_config()).initial_states()))  # else nothing to compare
         reference_error = interpreter_error_depth(model)
         try:
             exp = run(path, "explicit")
@@ -367,12 +384,12 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
             exp = None  # the explicit engine's trace does not replay: the discrepancy above
             if reference_error is None:
                 raise
-        if exp is not None and next(iter(exp.values())).bound != "exhaustive":
-            return []
+        assume(exp is None or next(iter(exp.values())).bound == "exhaustive")
         if exp is None:
             states, depth = 10_000, reference_error
         else:
             states, depth = next(iter(exp.values())).states, next(iter(exp.values())).depth
+            note(f"reachable states: {size_band(states)}")
         loops = states <= MAX_LOOP_STATES
         sym_depth = max(depth + 1, states + 1 if loops else 0)
         try:
@@ -441,19 +458,20 @@ def free_disagreements(model_yaml: str, props_yaml: str) -> list[str]:
         path = write_game(root, "random", model_yaml, props_yaml)
         try:
             model = load_model(path)
+            bound_props(path)
         except RulecheckError:
-            return []
+            note("rejected when loaded")
+            assume(False)
         base = model.default_config()
         options = list(model.readings["r"].options) if "r" in model.readings else [None]
         configs = [Config({**base.constants, "c": c}, {**base.readings, **({"r": o} if o else {})}) for c in range(3) for o in options]
         ids = {"inv", "unreach", "reach", "aft", "deadlock-free"}
         explicit = []
         for cfg in configs:
-            if not Interpreter(model, cfg).initial_states():
-                return []
+            assume(bool(Interpreter(model, cfg).initial_states()))
             results = run(path, "explicit", ids=ids, config=cfg)
-            if any(r.status == "error" or r.bound != "exhaustive" for r in results.values()):
-                return []  # errors and unfinished explorations are compared elsewhere
+            # errors and unfinished explorations are compared elsewhere
+            assume(not any(r.status == "error" or r.bound != "exhaustive" for r in results.values()))
             explicit.append((cfg, results))
         depth = max(next(iter(r.values())).depth for _, r in explicit)
         sym = run(path, "symbolic", depth=depth + 1, ids=ids, free_constants=True, free_readings=True)
@@ -562,3 +580,56 @@ def test_mutation_is_caught_on_random_models(kind):
     with mutated(kind):
         case = find(models(), lambda c: bool(disagreements(*c)), settings=settings(max_examples=40, deadline=None, database=None, derandomize=True, phases=[Phase.generate], suppress_health_check=list(HealthCheck)))
     assert case
+
+
+# -- large models: the Python engine, the native back-end and the symbolic engine ---------------
+SYMBOLIC_DEPTH = 6  # the symbolic engine unrolls this far on the large models (z3 time grows fast)
+SHORTEST = ("invariant", "unreachable", "after")
+
+
+def large_disagreements(case: LargeModel) -> tuple[int, list[str]]:
+    """Where the three explicit and symbolic verdicts on one large model differ.
+
+    The Python engine and the native back-end explore the same graph: every result must agree
+    exactly (verdict, states, depth, trace length). The symbolic engine unrolls only
+    SYMBOLIC_DEPTH steps: a violation (or `reachable` witness) the explicit engine finds within
+    that depth it must find at the same depth; one beyond it must not be found; a proof (k-induction)
+    must be a property the explicit engine finds holding."""
+    from checker.engines.native import unavailable_reason
+
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "large", case.model_yaml, case.props_yaml)
+        python = run(path, "explicit", backend="python")
+        native = run(path, "explicit", backend="native") if unavailable_reason() is None else python
+        sym = run(path, "symbolic", depth=SYMBOLIC_DEPTH, ids={"inv", "reach", "unreach", "aft", "deadlock-free"})
+    out = []
+    for pid, p in python.items():
+        n = native[pid]
+        if (p.status, p.states, p.depth, trace_len(p)) != (n.status, n.states, n.depth, trace_len(n)):
+            out.append(f"{pid}: python {p.status} {p.states} states depth {p.depth} trace {trace_len(p)}, native {n.status} {n.states} states depth {n.depth} trace {trace_len(n)}")
+    for pid, s in sym.items():
+        e, kind = python[pid], python[pid].prop.kind
+        found = "holds" if kind == "reachable" else "fails"
+        shallow = e.status == found and (trace_len(e) or 0) <= SYMBOLIC_DEPTH if kind != "reachable" else e.status == "holds"
+        if s.status == found and kind != "reachable":
+            if e.status != found or trace_len(s) != trace_len(e):
+                out.append(f"{pid}: symbolic {s.status} after {trace_len(s)} steps, explicit {e.status} after {trace_len(e)}")
+        elif s.status == found:  # a reachable witness
+            if e.status != "holds":
+                out.append(f"{pid}: symbolic finds a witness, explicit {e.status}")
+        elif s.status == "holds" and s.proof and e.status != "holds":
+            out.append(f"{pid}: symbolic proves it ({s.bound}), explicit {e.status}")
+        elif kind in SHORTEST and shallow:
+            out.append(f"{pid}: explicit {e.status} after {trace_len(e)} steps, symbolic {s.status} ({s.bound}) within {SYMBOLIC_DEPTH}")
+    return next(iter(python.values())).states, out
+
+
+@settings(settings.get_profile(PROFILE), max_examples=2 if PROFILE == "ci" else 20)
+@given(large_models(min_size=10_000))
+def test_engines_agree_on_large_models(case):
+    """Models of 10,000 to 40,000 states: the three implementations of checking agree."""
+    states, problems = large_disagreements(case)
+    event(f"reachable states: {size_band(states)}")
+    target(float(states), label="reachable states")
+    assert not problems, "\n".join(problems) + "\n\n" + case.model_yaml + "\n" + case.props_yaml
+    assert states >= 10_000

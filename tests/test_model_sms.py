@@ -104,15 +104,6 @@ def test_every_cold_reading_question_is_answered_once():
         assert n == 1, f"{qid} is answered {n} times"
 
 
-def test_every_reading_names_clauses_and_a_default():
-    model = load_model(os.path.join(FOLDER, "showdown.yaml"))
-    assert len(model.readings) >= 10
-    for name, reading in model.readings.items():
-        assert reading.clauses, name
-        assert reading.default in reading.options, name
-        assert all(c in model.clauses for c in reading.clauses), name
-
-
 def test_the_decks_are_dealt_and_the_first_turn_starts():
     """Each deck is dealt whole; the Heroes' Action Phase opens with their Actions and a Leader Action."""
     compiled = _compiled()

@@ -87,10 +87,11 @@ def test_after_refers_to_the_pre_state(tmp_path):
     assert results[("up-one", "default")].status == "holds"
     bad = results[("up-two", "default")]
     assert bad.status == "fails" and len(bad.trace.steps) == 1 and bad.trace.steps[-1].action == "inc"
-    # Under step=two, the move from 3 is clamped to 4: up-one fails there, at the first such move.
-    clamp = results[("up-one", "step=two")]
-    assert clamp.status == "fails"
-    assert clamp.trace.states()[-2]["x"] == 3 or clamp.trace.states()[-1]["x"] - clamp.trace.states()[-2]["x"] != 1
+    # Under step=two every move goes up by two: up-one fails at the very first move, 0 -> 2.
+    two = results[("up-one", "step=two")]
+    assert two.status == "fails"
+    assert [(s.action, s.actor) for s in two.trace.steps] == [("inc", "ann")]
+    assert [state["x"] for state in two.trace.states()] == [0, 2]
 
 
 def test_reachable_and_unreachable(tmp_path):
@@ -377,3 +378,17 @@ def test_a_model_without_initial_states_is_an_error_not_a_vacuous_verdict(tmp_pa
     with pytest.raises(RulecheckError, match="no initial state") as info:
         run(tmp_path, model, "- {id: ends, kind: terminates, within: 3}\n", readings="default")
     assert info.value.loc.line == model.splitlines().index("init_where: x > 0") + 1
+
+
+def test_every_kind_in_the_table_is_confirmed_and_decided():
+    """The kind table is the one list: the evidence layer confirms every kind with a trace, the
+    symbolic engine names why it cannot decide a kind, and the native back-end's set is the table's."""
+    from checker.engines.native import NATIVE_KINDS
+    from checker.engines.symbolic import UNSUPPORTED
+    from checker.evidence import CONFIRM
+    from checker.lang.property_kinds import KINDS
+
+    assert set(CONFIRM) == set(KINDS) - {"coverage"}  # a coverage failure is a list of actions, not a trace
+    assert set(UNSUPPORTED) == {"can-end", "value"}
+    assert NATIVE_KINDS == set(KINDS) - {"can-end", "value"}
+    assert [k for k, row in KINDS.items() if row.found == "holds"] == ["reachable"]

@@ -20,6 +20,8 @@ from checker.engines.graph import CSRGraph, is_cyclic, reaches, shortest_path_wi
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
+from checker.verdict import EngineName, Status, Verdict
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Finding:
     branch_instances: tuple[int, ...] = ()  # deterministic: instance ids of the disagreeing moves
     last_instance: int | None = None  # after: the instance of the final step
     detail: str = ""
+    loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left
 
 
 @dataclass
@@ -145,7 +148,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 found[prop.id] = property_error(exp.path_to(node), exc)
                 continue
             if decided:
-                found[prop.id] = Finding(verdict, exp.path_to(node), note=STATE_NOTES[prop.kind].format(expr=prop.prop.texts["expr"][0]))
+                found[prop.id] = Finding(verdict, exp.path_to(node), note=KINDS[prop.kind].violation.format(expr=prop.prop.texts["expr"][0]))
         return node
 
     for s in compiled.initial:
@@ -242,13 +245,6 @@ def property_error(path: list[int], exc: ModellingError, last_instance: int | No
     return Finding("error", path, shape="property-error", last_instance=last_instance, note=f"The property's expression cannot be evaluated in the last state: {exc.message}.", detail=f"property expression: {exc.message}")
 
 
-STATE_NOTES = {
-    "invariant": "In the last state `{expr}` is false, but it should hold in every reachable state.",
-    "unreachable": "The last state satisfies `{expr}`, which should be unreachable.",
-    "reachable": "The last state satisfies `{expr}`: a witness that it is reachable.",
-}
-
-
 class _BudgetSpent(Exception):
     pass
 
@@ -312,8 +308,8 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
         cycle = shortest_path_within(graph, entry, lambda n: n == entry, members.__contains__)
         assert cycle is not None
         prefix = exp.path_to(entry)
-        deciders = loop_deciders(exp, cycle)
-        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=classify_loop(deciders, exp, members), detail=describe_deciders(deciders))
+        exits = any(succ not in members for node in members for succ in graph.successors(node))
+        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, loop_exits=exits)
     starts = range(exp.layer_ends[0])
     if not starts:
         return Finding("holds", detail="no initial state")
@@ -376,36 +372,6 @@ def reachable_count(graph: CSRGraph, source: int) -> int:
     return len(seen)
 
 
-def loop_deciders(exp: Exploration, cycle: list[int]) -> set[str]:
-    """Who decides to go round a loop: for each step of the cycle whose source state offers
-    other moves, the kind of mover taking it ('rules', 'chance' or 'player'). A step that is
-    the only possible move decides nothing."""
-    deciders = set()
-    for pre, post in zip(cycle, cycle[1:]):
-        moves = exp.compiled.successors(exp.states[pre])
-        target = exp.states[post]
-        if len({t for _, t in moves}) < 2:
-            continue
-        inst_id = next(i for i, t in moves if t == target)
-        deciders.add(exp.compiled.instances[inst_id].action.by)
-    return deciders
-
-
-def describe_deciders(deciders: set[str]) -> str:
-    return "decided by: " + (", ".join(sorted(deciders)) or "nobody (every step is the only move)")
-
-
-def classify_loop(deciders: set[str], exp: Exploration, members: set[int]) -> str:
-    if not deciders or deciders == {"rules"}:
-        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
-    graph = exp.graph
-    if "chance" in deciders:
-        exits = any(succ not in members for node in members for succ in graph.successors(node))
-        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
-        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
-    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
-
-
 def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
     graph = exp.graph
     assert graph is not None
@@ -445,3 +411,19 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
     cycle = shortest_path_within(graph, end, lambda n: n == end, members.__contains__)
     assert cycle is not None
     return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
+
+
+def verdict_of(finding: Finding, exp: Exploration) -> Verdict:
+    """A finding as the engine protocol's verdict: the path unpacked into readable states."""
+    compiled = exp.compiled
+    bound = "exhaustive" if exp.complete else f"{exp.stopped_by or 'stopped'}; explored to depth {exp.depth}"
+    verdict = Verdict(
+        Status(finding.status), EngineName.EXPLICIT, bound, states=len(exp.states), transitions=exp.transitions,
+        depth=exp.depth, seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
+        shape=finding.shape, loop_start=finding.loop_start, note=finding.note, loop_exits=finding.loop_exits,
+    )
+    if finding.path:
+        verdict.path = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
+        verdict.last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
+        verdict.branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
+    return verdict

@@ -13,24 +13,11 @@ from dataclasses import dataclass, field
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.expr import Expr
 from checker.lang.model import Config, Model
+from checker.lang.property_kinds import GENERIC, KINDS
 from checker.lang.typecheck import check_expr
 from checker.lang.types import BOOL, INT
 from checker.lang.yamlsrc import YList, YMap, load_yaml
 
-KINDS = {
-    "invariant": {"expr"},
-    "after": {"action", "expr"},
-    "reachable": {"expr"},
-    "unreachable": {"expr"},
-    "leads-to": {"from", "to"},
-    "terminates": set(),
-    "deadlock-free": set(),
-    "deterministic": set(),
-    "coverage": set(),
-    "can-end": set(),
-    "value": {"value"},
-}
-GENERIC = ("deadlock-free", "deterministic", "coverage")
 OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers", "chance"}
 MOVED_TO_FINDINGS = ("finding", "clarify")
 VERDICTS = ("holds", "fails")
@@ -136,13 +123,13 @@ def parse_property(item: object, loc: Loc) -> Property:
     kind = item["kind"]
     if kind not in KINDS:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
-    allowed = OPTIONAL | KINDS[kind]
+    allowed = OPTIONAL | KINDS[kind].fields
     for key in item:
         if key in MOVED_TO_FINDINGS:
             raise RulecheckError(f"`{key}` is no longer a property key", item.key_loc(key), str(key), "write the problem as an entry of the suite's `findings:` (title, class, scenario, proposed, properties)")
         if key not in allowed:
             raise RulecheckError(f"unknown key `{key}` for a `{kind}` property", item.key_loc(key), str(key), did_you_mean(str(key), allowed))
-    for key in KINDS[kind]:
+    for key in sorted(KINDS[kind].fields):
         if key not in item:
             raise RulecheckError(f"a `{kind}` property needs `{key}`", item.loc, None)
     texts = {key: (item[key], item.value_loc(key)) for key in ("expr", "action", "from", "to", "measure", "value", "chance") if key in item}
@@ -248,7 +235,7 @@ def bind_value(prop: Property, model: Model, bound: BoundProperty) -> None:
     if chance not in ("adversary", "expectation"):
         raise RulecheckError(f"`chance` is `adversary` or `expectation`, found `{chance}`", chance_loc, str(chance))
     bound.chance = str(chance)
-    players = model.domains["player"].members if "player" in model.domains else ()
+    players = (model.domains["player"].members or ()) if "player" in model.domains else ()
     if len(players) != 2 or model.outcome is None:
         raise RulecheckError(f"a `value` property needs a model with two `players` and an `outcome` (model `{model.id}`)", prop.loc, prop.id)
     raw, loc = prop.texts["value"]

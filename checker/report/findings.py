@@ -25,10 +25,10 @@ from checker.findings import SuiteFinding
 from checker.lang.expr import Expr, SlotRef, walk
 from checker.lang.model import Model
 from checker.lang.properties import bind
+from checker.lang.property_kinds import GAME_BREAKING, KINDS
 from checker.results import Result
 
 SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")
-GAME_BREAKING_KINDS = {"terminates", "deadlock-free", "can-end"}
 FAILING = ("fails", "error")
 NOT_A_DEFECT = "not a rule defect"
 
@@ -57,7 +57,7 @@ class FindingEvidence:
     def shortest(self) -> Result | None:
         """The failing result with the shortest trace: the evidence the page shows."""
         traced = [r for r in self.results if r.trace is not None]
-        return min(traced, key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)) if traced else None
+        return min(traced, key=lambda r: (len(r.trace.steps) if r.trace else 0, r.model.id, r.reading_label)) if traced else None
 
 
 def failing(results: Iterable[Result]) -> list[Result]:
@@ -92,7 +92,7 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     if entry.cls == "bound-artefact":
         return NOT_A_DEFECT, "a limit of the checked bounds, not of the text"
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
-    breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING_KINDS]
+    breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING]
     if breaking:
         return "game-breaking", "the game can fail to end or get stuck: " + _ids(breaking)
     memo: dict[tuple[str, str], bool] = {}
@@ -130,33 +130,21 @@ def _slots(expr: Expr) -> set[str]:
     return {node.name for node in walk(expr) if isinstance(node, SlotRef)}
 
 
-PROBLEM_OF_KIND = {
-    "terminates": "A game can go on for ever",
-    "deadlock-free": "A player can be left with no legal move",
-    "deterministic": "Two rules prescribe different outcomes for the same situation",
-    "coverage": "Some rules can never apply",
-    "can-end": "A game can reach a point from which it cannot end",
-}
-
-
 def unfiled_title(result: Result) -> str:
     """A failure's problem in words, for a failure no finding explains yet."""
     prop = result.prop
-    if prop.kind in PROBLEM_OF_KIND:
-        return f"Unfiled: {PROBLEM_OF_KIND[prop.kind].lower()[0]}{PROBLEM_OF_KIND[prop.kind][1:]}"
+    problem = KINDS[prop.kind].problem
+    if problem is not None:
+        return f"Unfiled: {problem.lower()[0]}{problem[1:]}"
     said = prop.says.rstrip(".") if prop.says else f"property {prop.id}"
     return f"Unfiled: \u201c{said}\u201d does not always hold"
 
 
 def unfiled_class(shown: list[Result], everything: list[Result]) -> str:
     """The class of a failure no finding explains, from its property kind and its verdicts."""
-    kind = shown[0].prop.kind
-    if kind == "deterministic":
-        return "contradiction"
-    if kind == "coverage":
-        return "dead-rule"
-    if kind in GAME_BREAKING_KINDS:
-        return "gap"
+    fixed = KINDS[shown[0].prop.kind].unfiled_class
+    if fixed is not None:
+        return fixed
     same_prop = [r for r in everything if r.prop.id == shown[0].prop.id and r.model.id == shown[0].model.id]
     if any(r.status == "holds" for r in same_prop):
         return "ambiguity"

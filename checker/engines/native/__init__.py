@@ -16,18 +16,24 @@ states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be c
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
+from typing import Any
 
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
+from checker.limits import OutOfBudget, WorkLimit
+from checker.verdict import EngineName, Verdict
 
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
 AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
-NATIVE_KINDS = frozenset({"invariant", "unreachable", "reachable", "after", "terminates", "leads-to", "deadlock-free", "deterministic", "coverage"})
+NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
 
 
@@ -83,3 +89,38 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
             notice(reason)  # `auto` without numba is simply the Python engine
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found)
+
+
+class ExplicitEngine:
+    """The engine protocol (`checker.verdict.Engine`) for the explicit engine, on the back-end
+    `options.backend` chooses. `decide` raises `OutOfBudget` when compiling the model or a
+    property's expression is over the budget (`compile_over_budget` says it was the model, which
+    `auto` hands to the symbolic engine), and `MemoryError` (`compiling` says whether it came
+    while compiling the model); a model without initial states sets `initial_empty`."""
+
+    name = EngineName.EXPLICIT
+
+    def __init__(self, on_progress: Callable[[Progress], None] | None = None) -> None:
+        self.on_progress = on_progress
+        self.compile_over_budget = False
+        self.compiling = False
+        self.initial_empty = False
+        self.complete = False
+
+    def decide(self, model: Model, config: Config, props: list[BoundProperty], options: Any) -> dict[str, Verdict]:
+        started = time.perf_counter()
+        self.compiling = True
+        try:
+            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+        except OutOfBudget:
+            self.compile_over_budget = True
+            raise
+        self.compiling = False
+        if not compiled.initial:
+            self.initial_empty = True
+            return {}
+        need_graph = any(KINDS[p.kind].needs_edges for p in props)
+        remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
+        exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend)
+        self.complete = exp.complete
+        return {prop.id: explicit.verdict_of(findings[prop.id], exp) for prop in props}

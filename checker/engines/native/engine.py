@@ -28,6 +28,7 @@ from checker.engines.graph import CSRGraph
 from checker.engines.native.codegen import WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
@@ -314,7 +315,7 @@ def _collect(exp: NativeExploration, source: NativeSource, meta, status, where, 
     for sp in source.state_props:
         k, prop = sp.slot, sp.prop
         if status[k] == 1:
-            found[prop.id] = Finding("holds" if prop.kind == "reachable" else "fails", exp.path_to(int(where[k])), note=explicit.STATE_NOTES[prop.kind].format(expr=prop.prop.texts["expr"][0]))
+            found[prop.id] = Finding("holds" if prop.kind == "reachable" else "fails", exp.path_to(int(where[k])), note=KINDS[prop.kind].violation.format(expr=prop.prop.texts["expr"][0]))
     base = len(source.state_props)
     for j, prop in enumerate(source.after_props):
         k = base + j
@@ -355,9 +356,8 @@ def terminates(exp: NativeExploration, prop: BoundProperty) -> Finding:
         goal[entry] = 1
         cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, int(entry), goal, inside, False)]
         prefix = exp.path_to(int(entry))
-        deciders = explicit.loop_deciders(exp, cycle)
-        note = _classify_loop(deciders, starts, edges, members, lo, hi, inside)
-        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, note=note, detail=explicit.describe_deciders(deciders))
+        exits = bool(_runtime().has_exit(starts, edges, members, lo, hi, inside))
+        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, loop_exits=exits)
     initial = exp.layer_ends[0]
     if not initial:
         return Finding("holds", detail="no initial state")
@@ -372,16 +372,6 @@ def terminates(exp: NativeExploration, prop: BoundProperty) -> Finding:
                 path.append(int(succs[int(np.argmax(longest[succs]))]))
             return Finding("fails", path, note=f"A play lasts longer than {within} steps (the longest lasts {int(longest[worst])}).")
     return Finding("holds", detail=f"longest play: {int(first.max())} steps")
-
-
-def _classify_loop(deciders: set[str], starts, edges, members, lo: int, hi: int, inside) -> str:
-    if not deciders or deciders == {"rules"}:
-        return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
-    if "chance" in deciders:
-        exits = _runtime().has_exit(starts, edges, members, lo, hi, inside)
-        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
-        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
-    return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 
 def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:

@@ -10,7 +10,7 @@ enumerating states:
    proof, strengthened by the invariants already proved; a ranking function (`measure`) proves
    `terminates`.
 
-Every counterexample is replayed by the reference interpreter (`checker.evidence.build_trace`)
+The runner replays every counterexample in the reference interpreter (`checker.evidence.build_trace`)
 before it is reported. Constants and readings are those of `config`, unless the options leave
 them free (`free_constants`: True for every scalar constant with a declared range, or a set of
 names; `free_readings`: True), in which case z3 chooses them and a counterexample says which.
@@ -25,10 +25,10 @@ from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
 from checker.engines.symbolic.encoding import Encoder
 from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
-from checker.evidence import build_trace
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
-from checker.results import Result
+from checker.lang.property_kinds import KINDS
+from checker.verdict import EngineName, Status, Verdict
 
 MAX_INDUCTION_K = 8
 
@@ -47,7 +47,8 @@ def free_constant_names(model: Model, spec: Any) -> frozenset[str]:
     return frozenset(n for n in spec if n in eligible)
 
 
-def check_symbolic(model: Model, config: Config, props: list[BoundProperty], options: Any) -> list[Result]:
+def check_symbolic(model: Model, config: Config, props: list[BoundProperty], options: Any) -> dict[str, Verdict]:
+    """The symbolic engine's verdict on every property of `props` (the engine protocol's `decide`)."""
     started = time.perf_counter()
     budget = getattr(options, "budget", None)
     deadline = started + (budget.timeout if budget is not None else 600.0)
@@ -62,13 +63,19 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
         if prop.kind in UNSUPPORTED:
             outcomes[prop.id] = Outcome("undecided", False, "not supported by the symbolic engine", detail=UNSUPPORTED[prop.kind])
     seconds = time.perf_counter() - started
-    return [to_result(model, config, prop, outcomes[prop.id], seconds) for prop in props]
+    return {prop.id: to_verdict(outcomes[prop.id], seconds) for prop in props}
 
 
-UNSUPPORTED = {
-    "can-end": "`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine",
-    "value": "`value` (retrograde analysis) needs the whole reachable graph: use the explicit engine",
-}
+class SymbolicEngine:
+    """The engine protocol (`checker.verdict.Engine`) for z3."""
+
+    name = EngineName.SYMBOLIC
+
+    def decide(self, model: Model, config: Config, props: list[BoundProperty], options: Any) -> dict[str, Verdict]:
+        return check_symbolic(model, config, props, options)
+
+
+UNSUPPORTED = {name: k.symbolic_gap for name, k in KINDS.items() if k.symbolic_gap is not None}
 
 
 PROOF_DEPTHS = (0, 1, 3, 7, 15)  # after these BMC depths, try k-induction with k = depth + 1
@@ -213,6 +220,7 @@ def _short(state: dict | None) -> str:
 def exhaustive(enc: Encoder, prop: BoundProperty, run: BMCRun) -> Outcome:
     """Every play ends within `run.complete_at` steps and none broke the property."""
     k = run.complete_at
+    assert k is not None, "called only once every play has ended"
     bound = f"exhaustive BMC (every play ends within {k} step(s))"
     if prop.kind == "reachable":
         return Outcome("fails", True, bound, depth=k, detail="No reachable state satisfies the expression.")
@@ -237,14 +245,11 @@ def bounded(enc: Encoder, prop: BoundProperty, run: BMCRun) -> Outcome:
     return Outcome("holds", False, bound, depth=d)
 
 
-def to_result(model: Model, config: Config, prop: BoundProperty, outcome: Outcome, seconds: float) -> Result:
-    cfg = outcome.config or config
-    result = Result(
-        model=model, prop=prop.prop, config=cfg, status=outcome.status, engine="symbolic", bound=outcome.bound,
-        expected=prop.prop.expect.verdict(model, cfg), depth=max(outcome.depth, 0), seconds=seconds,
+def to_verdict(outcome: Outcome, seconds: float) -> Verdict:
+    return Verdict(
+        Status(outcome.status), EngineName.SYMBOLIC, outcome.bound, depth=max(outcome.depth, 0), seconds=seconds,
         detail=outcome.detail or (outcome.note if outcome.status == "fails" and not outcome.states else ""),
-        proof=outcome.proof if outcome.status == "holds" else True,
+        proof=outcome.proof if outcome.status == "holds" else True, config=outcome.config,
+        path=outcome.states if outcome.status in ("fails", "error") else None, shape=outcome.shape, loop_start=outcome.loop_start,
+        note=outcome.note, last_action=outcome.last_action, branches=outcome.branches,
     )
-    if outcome.states and outcome.status in ("fails", "error"):
-        result.trace = build_trace(model, cfg, prop, outcome.states, outcome.shape, outcome.note, outcome.loop_start, outcome.last_action, outcome.branches)
-    return result
