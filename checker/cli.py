@@ -155,8 +155,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str) -> None:
     """Check models against their properties (default: every model under models/).
 
-    Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
-    and the default reading matrix), regenerates each checked game's errata page."""
+    Writes counterexample traces to --out and, on a full run (every model of each game named, no
+    --property, --reading, --set, and the default reading matrix), regenerates each checked
+    game's errata page."""
     from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
@@ -177,7 +178,8 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if free_readings:
             options.readings = "default"  # one symbolic run covers every reading combination
     results = _run_checks(paths, options)
-    full_run = not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
+    full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
+                and _whole_games(_default_paths(paths)))
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run)
         if full_run:
@@ -258,6 +260,15 @@ def _check_options(engine: str, max_states: int, timeout: float, depth: int, rea
         engine=engine, budget=Budget(max_states, timeout), readings=readings_mode, pinned=_pairs(pinned, "--reading"),
         constants=_pairs(constants, "--set"), only_properties=set(only) or None, depth=depth,
     )
+
+
+def _whole_games(paths: list[str]) -> bool:
+    """Whether the paths cover every model file of each game they touch: a page or the pruning of
+    a game's traces from a few of its variants would drop what the others showed."""
+    from checker.lang.loader import model_files
+
+    given = model_files(paths)
+    return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
 def _run_checks(paths: tuple[str, ...], options) -> list:

@@ -162,3 +162,18 @@ def test_parallel_and_serial_runs_write_the_same_bytes(project):
     for name in os.listdir(project / "serial" / "duel"):
         assert (project / "serial" / "duel" / name).read_bytes() == (project / "parallel" / "duel" / name).read_bytes()
     assert (project / "serial-errata" / "duel.md").read_bytes() == (project / "parallel-errata" / "duel.md").read_bytes()
+
+
+def test_checking_some_variants_of_a_game_leaves_its_page_and_other_traces_alone(project):
+    """A page written from a few variants' results would drop what the others showed."""
+    variant = project / "models" / "duel" / "short.yaml"
+    variant.write_text("extends: duel.yaml\nid: short\n")
+    whole = rulecheck("check", "--jobs", "1", cwd=str(project))
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    page = project / "docs" / "errata" / "duel.md"
+    traces = sorted(p.name for p in (project / "counterexamples" / "duel").iterdir())
+    page.write_text("kept\n")
+    partial = rulecheck("check", "--jobs", "1", "models/duel/short.yaml", cwd=str(project))
+    assert partial.returncode == 0, partial.stdout + partial.stderr
+    assert page.read_text() == "kept\n"
+    assert sorted(p.name for p in (project / "counterexamples" / "duel").iterdir()) == traces
