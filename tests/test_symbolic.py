@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from checker.engines.explicit import Budget
 from checker.engines.symbolic import check_symbolic
 from checker.runner import CheckOptions
 from tests.symbolic_support import bound_props, run, trace_len, write_game
@@ -568,3 +569,13 @@ def test_a_lemma_from_a_partial_exploration_is_never_assumed(tmp_path, monkeypat
     monkeypatch.setattr(symbolic, "LEMMA_STATES", 3)
     sym = run(path, "symbolic", depth=10, ids={"low"})
     assert sym["low"].status == "fails" and trace_len(sym["low"]) == 7
+
+
+def test_auto_engine_goes_symbolic_beyond_the_explicit_budget(tmp_path):
+    """`--engine auto` with a state budget too small to explore: what the explicit engine leaves
+    undecided, the symbolic engine proves (its lemmas come from the same small budget)."""
+    path = write_game(str(tmp_path), "phases", PHASES, "- id: y-stays\n  kind: invariant\n  expr: y == 0\n")
+    explicit = run(path, "explicit", ids={"y-stays"}, budget=Budget(5, 60.0))
+    assert explicit["y-stays"].status == "undecided"
+    auto = run(path, "auto", depth=4, ids={"y-stays"}, budget=Budget(5, 60.0))
+    assert auto["y-stays"].engine == "symbolic" and auto["y-stays"].status == "holds" and auto["y-stays"].proof

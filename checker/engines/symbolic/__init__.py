@@ -32,8 +32,8 @@ from checker.properties import BoundProperty
 from checker.results import Result
 
 MAX_INDUCTION_K = 8
-# The explicit exploration that proposes strengthening lemmas: at most this many states and
-# seconds (and a tenth of the run's time); 0 states turns it off.
+# The explicit exploration that proposes strengthening lemmas: at most this many states (and
+# the explicit budget) and seconds (and a tenth of the run's time); 0 states turns it off.
 LEMMA_STATES = 100_000
 LEMMA_SECONDS = 10.0
 
@@ -65,7 +65,8 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
         candidates = []
         if supported and LEMMA_STATES:
             # a short explicit exploration proposes strengthening lemmas (proved before use)
-            candidates = reached_ranges(model, config, LEMMA_STATES, min(LEMMA_SECONDS, 0.1 * (deadline - time.perf_counter())))
+            states = min(LEMMA_STATES, budget.max_states) if budget is not None else LEMMA_STATES
+            candidates = reached_ranges(model, config, states, min(LEMMA_SECONDS, 0.1 * (deadline - time.perf_counter())))
         outcomes = decide(enc, supported, depth, deadline, candidates) if supported else {}
     for prop in props:
         if prop.kind in UNSUPPORTED:
