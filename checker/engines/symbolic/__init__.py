@@ -33,9 +33,12 @@ from checker.results import Result
 
 MAX_INDUCTION_K = 8
 # The explicit exploration that proposes strengthening lemmas: at most this many states (and
-# the explicit budget) and seconds (and a tenth of the run's time); 0 states turns it off.
+# the explicit budget), and this many wall seconds or this share of the run's time (generous:
+# on a loaded machine a short wall budget cuts the exploration, and with it the lemmas, for
+# models the state cap would let finish in a few CPU seconds); 0 states turns it off.
 LEMMA_STATES = 100_000
-LEMMA_SECONDS = 10.0
+LEMMA_SECONDS = 60.0
+LEMMA_SHARE = 0.25
 
 
 def free_constant_names(model: Model, spec: Any) -> frozenset[str]:
@@ -66,7 +69,7 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
         if supported and LEMMA_STATES:
             # a short explicit exploration proposes strengthening lemmas (proved before use)
             states = min(LEMMA_STATES, budget.max_states) if budget is not None else LEMMA_STATES
-            candidates = reached_ranges(model, config, states, min(LEMMA_SECONDS, 0.1 * (deadline - time.perf_counter())))
+            candidates = reached_ranges(model, config, states, min(LEMMA_SECONDS, LEMMA_SHARE * (deadline - time.perf_counter())))
         outcomes = decide(enc, supported, depth, deadline, candidates) if supported else {}
     for prop in props:
         if prop.kind in UNSUPPORTED:
@@ -132,9 +135,9 @@ class Prover:
         """The facts a proof may assume: the reached-range lemmas proved inductive (Houdini,
         computed on first use) and the suite's invariants proved so far."""
         if self.lemmas is None:
-            # at most a third of the time left: a set not proved in time is dropped whole
+            # at most half the time left: a set not proved in time is dropped whole
             now = time.perf_counter()
-            self.lemmas = houdini(self.enc, self.candidates, now + (self.deadline - now) / 3) if self.candidates else []
+            self.lemmas = houdini(self.enc, self.candidates, now + (self.deadline - now) / 2) if self.candidates else []
         for p in self.proved:
             if p.kind in ("invariant", "unreachable") and p.id not in self._strengthening:
                 self._strengthening[p.id] = p.expr if p.kind == "invariant" else _negate(p.expr)
