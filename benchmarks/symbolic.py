@@ -16,6 +16,13 @@ symbolic engine alone (each with its own timeout, default 600 s), and reports fo
 verdict, how far it reaches (the bound and the depth) and the CPU and wall seconds:
 
     python3 benchmarks/symbolic.py --designer [--timeout 600] [--only junior-game-ends ...]
+
+`--suites` runs each bundled game's property suite with the symbolic engine (every model, the
+default readings; `--readings deviations` for the CLI's default matrix), each configuration
+with `--timeout` seconds (default 60), and reports the results decided (a proof, a
+counterexample or an error), those honestly bounded, and the CPU and wall seconds to the verdict:
+
+    python3 benchmarks/symbolic.py --suites [--timeout 60] [--games showngo ...] [--readings default]
 """
 
 from __future__ import annotations
@@ -106,6 +113,27 @@ def designer(timeout: float, depth: int, only: list[str] | None) -> None:
         sys.stdout.flush()
 
 
+GAMES = ["showngo", "titlebelt", "supershow", "sms"]
+
+
+def suites(timeout: float, depth: int, games: list[str], readings: str) -> None:
+    """Each game's suite under the symbolic engine: results decided / bounded, CPU and wall s."""
+    from checker.runner import check_paths
+
+    print(f"{'game':<10} | {'configs':>7} | {'results':>7} | {'decided':>7} | {'bounded':>7} | {'not supported':>13} | {'cpu s':>8} | {'wall s':>8}")
+    print("-" * 90)
+    for game in games:
+        options = CheckOptions(engine="symbolic", depth=depth, budget=Budget(timeout=timeout), readings=readings, jobs=1)
+        cpu, wall = time.process_time(), time.perf_counter()
+        results = check_paths([os.path.join(ROOT, "models", game)], options)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        unsupported = sum(1 for r in results if "not supported" in r.bound)
+        decided = sum(1 for r in results if r.status in ("fails", "error") or (r.status == "holds" and r.proof))
+        configs = len({(r.model.id, r.config.reading_label(r.model)) for r in results})
+        print(f"{game:<10} | {configs:>7} | {len(results):>7} | {decided:>7} | {len(results) - decided - unsupported:>7} | {unsupported:>13} | {cpu:>8.1f} | {wall:>8.1f}")
+        sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[6, 12, 24, 48, 120])
@@ -115,7 +143,13 @@ def main() -> None:
     parser.add_argument("--no-free", action="store_true", help="skip the free-composition row")
     parser.add_argument("--designer", action="store_true", help="the designer cases on the bundled games instead (timeout default 600 s each)")
     parser.add_argument("--only", nargs="+", help="with --designer: the cases to run, by name")
+    parser.add_argument("--suites", action="store_true", help="each bundled game's suite under the symbolic engine instead (timeout default 60 s per configuration)")
+    parser.add_argument("--games", nargs="+", default=GAMES, help="with --suites: the games to run")
+    parser.add_argument("--readings", default="default", choices=["default", "deviations"], help="with --suites: the reading combinations")
     args = parser.parse_args()
+    if args.suites:
+        suites(args.timeout if "--timeout" in sys.argv else 60.0, args.depth if "--depth" in sys.argv else 30, args.games, args.readings)
+        return
     if args.designer:
         designer(args.timeout if "--timeout" in sys.argv else 600.0, max(args.depth, 60) if "--depth" not in sys.argv else args.depth, args.only)
         return

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from checker.engines.explicit import Budget
 from checker.runner import CheckOptions
 from tests.symbolic_support import bound_props, run, trace_len, write_game
 
@@ -496,3 +497,92 @@ def test_auto_engine_goes_symbolic_when_constants_are_free(counter):
     assert "cap=" in auto["small"].detail
     fixed = run(counter, "auto", depth=8, ids={"small"})
     assert fixed["small"].engine == "explicit" and fixed["small"].status == "holds"
+
+
+# A phase game: x is always 1 in phase b, so y never moves; but an unreachable phase-b state
+# with another x breaks `y-stays` only after the ten waiting steps, beyond k-induction's k <= 8.
+PHASES = """\
+game: Phases
+id: phases
+domains:
+  phase: [a, b]
+state:
+  p: phase
+  x: "int[0..5]"
+  y: "int[0..9]"
+  c: "int[0..9]"
+init: {p: a, x: 0, y: 0, c: 0}
+terminal: "False"
+actions:
+  go:
+    by: rules
+    when: p == a
+    do: {p: b, x: 1}
+    rule: r-1
+  wait:
+    by: rules
+    when: p == b and c < 9
+    do: {c: c + 1}
+    rule: r-1
+  leave:
+    by: rules
+    when: p == b and c == 9
+    do: {p: a, c: 0, "y": "min(max(y + x - 1, 0), 9)"}
+    rule: r-1
+"""
+
+
+def test_reached_range_lemmas_make_an_invariant_inductive(tmp_path, monkeypatch):
+    """`p == b => x == 1`, seen by a short explicit exploration and proved inductive, closes the
+    induction at k = 1; without the lemmas the same invariant stays bounded."""
+    import checker.engines.symbolic as symbolic
+
+    path = write_game(str(tmp_path), "phases", PHASES, "- id: y-stays\n  kind: invariant\n  expr: y == 0\n")
+    sym = run(path, "symbolic", depth=4, ids={"y-stays"})
+    assert sym["y-stays"].status == "holds" and sym["y-stays"].proof
+    assert sym["y-stays"].bound.startswith("k-induction (k=1)")
+    monkeypatch.setattr(symbolic, "LEMMA_STATES", 0)
+    sym = run(path, "symbolic", depth=4, ids={"y-stays"})
+    assert sym["y-stays"].status == "holds" and not sym["y-stays"].proof
+
+
+def test_a_lemma_from_a_partial_exploration_is_never_assumed(tmp_path, monkeypatch):
+    """Three explored states suggest n <= 2, which would prove n < 7 at once; it is not
+    inductive, so it is dropped and BMC finds the 7-step counterexample."""
+    import time
+
+    import checker.engines.symbolic as symbolic
+    from checker.engines.symbolic.encoding import Encoder
+    from checker.engines.symbolic.lemmas import Lemma, houdini, reached_ranges
+
+    model = """\
+    game: Climb
+    id: climb
+    state:
+      n: "int[0..9]"
+    init: {n: 0}
+    terminal: n == 9
+    actions:
+      up:
+        by: rules
+        do: {n: n + 1}
+        rule: r-1
+    """
+    path = write_game(str(tmp_path), "climb", model, "- id: low\n  kind: invariant\n  expr: n < 7\n")
+    m, _ = bound_props(path)
+    candidates = reached_ranges(m, m.default_config(), 3, 10.0)
+    assert Lemma(("n", ()), 0, 2) in candidates
+    assert houdini(Encoder(m, m.default_config()), candidates, time.perf_counter() + 60) == []
+    monkeypatch.setattr(symbolic, "LEMMA_STATES", 3)
+    sym = run(path, "symbolic", depth=10, ids={"low"})
+    assert sym["low"].status == "fails" and trace_len(sym["low"]) == 7
+
+
+def test_auto_engine_goes_symbolic_beyond_the_explicit_budget(tmp_path):
+    """`--engine auto` with a state budget too small to explore: what the explicit engine leaves
+    undecided, the symbolic engine proves (its lemmas come from the same small budget)."""
+    path = write_game(str(tmp_path), "phases", PHASES, "- id: y-stays\n  kind: invariant\n  expr: y == 0\n")
+    explicit = run(path, "explicit", ids={"y-stays"}, budget=Budget(5, 60.0))
+    assert explicit["y-stays"].status == "undecided"
+    auto = run(path, "auto", depth=4, ids={"y-stays"}, budget=Budget(5, 60.0))
+    assert auto["y-stays"].engine == "symbolic" and auto["y-stays"].status == "holds" and auto["y-stays"].proof

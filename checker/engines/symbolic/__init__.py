@@ -25,12 +25,20 @@ from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
 from checker.engines.symbolic.encoding import Encoder
 from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
+from checker.engines.symbolic.lemmas import Lemma, houdini, reached_ranges
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.verdict import EngineName, Status, Verdict
 
 MAX_INDUCTION_K = 8
+# The explicit exploration that proposes strengthening lemmas: at most this many states (and
+# the explicit budget), and this many wall seconds or this share of the run's time (generous:
+# on a loaded machine a short wall budget cuts the exploration, and with it the lemmas, for
+# models the state cap would let finish in a few CPU seconds); 0 states turns it off.
+LEMMA_STATES = 100_000
+LEMMA_SECONDS = 60.0
+LEMMA_SHARE = 0.25
 
 
 def free_constant_names(model: Model, spec: Any) -> frozenset[str]:
@@ -58,7 +66,12 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
     supported = [p for p in props if p.kind not in UNSUPPORTED]
     with deferred_interrupts():
         enc = Encoder(model, config, free_consts, free_readings)
-        outcomes = decide(enc, supported, depth, deadline) if supported else {}
+        candidates = []
+        if supported and LEMMA_STATES:
+            # a short explicit exploration proposes strengthening lemmas (proved before use)
+            states = min(LEMMA_STATES, budget.max_states) if budget is not None else LEMMA_STATES
+            candidates = reached_ranges(model, config, states, min(LEMMA_SECONDS, LEMMA_SHARE * (deadline - time.perf_counter())))
+        outcomes = decide(enc, supported, depth, deadline, candidates) if supported else {}
     for prop in props:
         if prop.kind in UNSUPPORTED:
             outcomes[prop.id] = Outcome("undecided", False, "not supported by the symbolic engine", detail=UNSUPPORTED[prop.kind])
@@ -84,9 +97,11 @@ PROOF_DEPTHS = (0, 1, 3, 7, 15)  # after these BMC depths, try k-induction with 
 class Prover:
     """k-induction attempts interleaved with the deepening, and the proofs found so far."""
 
-    def __init__(self, enc: Encoder, deadline: float) -> None:
+    def __init__(self, enc: Encoder, deadline: float, candidates: list[Lemma] | None = None) -> None:
         self.enc = enc
         self.deadline = deadline
+        self.candidates = candidates or []
+        self.lemmas: list[Lemma] | None = None  # the candidates proved inductive (on first use)
         self.proved: list[BoundProperty] = []
         self._window: Window | None = None
         self._strengthening: dict[str, object] = {}  # prop id -> the proved fact as an expression
@@ -124,10 +139,16 @@ class Prover:
         return self._window
 
     def strengthening(self) -> list:
+        """The facts a proof may assume: the reached-range lemmas proved inductive (Houdini,
+        computed on first use) and the suite's invariants proved so far."""
+        if self.lemmas is None:
+            # at most half the time left: a set not proved in time is dropped whole
+            now = time.perf_counter()
+            self.lemmas = houdini(self.enc, self.candidates, now + (self.deadline - now) / 2) if self.candidates else []
         for p in self.proved:
             if p.kind in ("invariant", "unreachable") and p.id not in self._strengthening:
                 self._strengthening[p.id] = p.expr if p.kind == "invariant" else _negate(p.expr)
-        return list(self._strengthening.values())
+        return [*self.lemmas, *self._strengthening.values()]
 
     def __call__(self, depth: int, open_props: list[BoundProperty], run: BMCRun, final: bool = False) -> dict[str, Outcome]:
         if not final and depth not in PROOF_DEPTHS:
@@ -167,8 +188,8 @@ class Prover:
         return out
 
 
-def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float) -> dict[str, Outcome]:
-    prover = Prover(enc, deadline)
+def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float, candidates: list[Lemma] | None = None) -> dict[str, Outcome]:
+    prover = Prover(enc, deadline, candidates)
     run = run_bmc(enc, props, depth, deadline, prover)
     out = dict(run.outcomes)
     out.update(run.pending)

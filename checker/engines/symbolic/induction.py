@@ -20,6 +20,7 @@ import time
 import z3
 
 from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
+from checker.engines.symbolic.lemmas import Lemma
 from checker.engines.symbolic.unroll import Unrolling, query
 from checker.lang.expr import Expr
 from checker.lang.properties import BoundProperty
@@ -85,12 +86,16 @@ class Window:
             self._terms[key] = make()
         return self._terms[key]
 
-    def strengthening(self, strengthen: list[Expr], upto: int) -> list:
+    def strengthening(self, strengthen: list[Expr | Lemma], upto: int) -> list:
+        """The proved invariants (expressions, defined and true) and lemmas at s_0 .. s_upto."""
         out = []
         for expr in strengthen:
             self._keep.setdefault(id(expr), expr)  # keeps id(expr) from being reused while cached
             for i in range(upto + 1):
-                out.append(self.cached(("inv", id(expr), i), lambda e=expr, i=i: zv(AND(*_defined_and_true(self.enc, e, self.u.states[i])))))
+                if isinstance(expr, Lemma):
+                    out.append(self.cached(("lemma", expr, i), lambda e=expr, i=i: e.at(self.u.states[i])))
+                else:
+                    out.append(self.cached(("inv", id(expr), i), lambda e=expr, i=i: zv(AND(*_defined_and_true(self.enc, e, self.u.states[i])))))
         return out
 
     def distinct(self, i: int, j: int):

@@ -161,8 +161,9 @@ def _interrupted(solver: z3.Solver, started: float, timeout_ms: int | None) -> b
     return timeout_ms is None or (time.perf_counter() - started) * 1000 < timeout_ms - 50
 
 
-def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, z3.ModelRef | None]:
-    """Is `cond` satisfiable together with the solver's constraints? ("sat" | "unsat" | "unknown", model)."""
+def query(solver: z3.Solver, cond, deadline: float | None = None, assumptions: list | None = None) -> tuple[str, z3.ModelRef | None]:
+    """Is `cond` satisfiable together with the solver's constraints (and the `assumptions`,
+    literals)? ("sat" | "unsat" | "unknown", model)."""
     import time
 
     raise_if_requested()
@@ -179,7 +180,7 @@ def query(solver: z3.Solver, cond, deadline: float | None = None) -> tuple[str, 
         if cond is not True:
             solver.add(zv(cond))
         started = time.perf_counter()
-        result = solver.check()
+        result = solver.check(*(assumptions or ()))
         if result == z3.sat:
             return "sat", solver.model()
         if result == z3.unknown and _interrupted(solver, started, remaining):
