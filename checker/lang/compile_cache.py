@@ -4,8 +4,8 @@ by Python once per machine, not once per run.
 Generating and compiling a large model's successor function costs about a second per reading
 combination (Show'n'Go's senior model: 1.3 MB of source, 517 action instances), a quarter of
 the bundled check's time. The cache key is computed from what the code is generated from,
-without generating it: the checker's own code, every YAML file of the model's folder (the model,
-what it extends, its clauses), the model, the configuration and the state budget (which bounds
+without generating it: the checker's own code, every YAML file of the model's folder and of the
+folders of what it extends (the model, its bases, its clauses), the model, the configuration and the state budget (which bounds
 the enumerations made while generating). The value is the compiled code object (marshal,
 zlib-compressed: about 80 KB for that model), kept in memory for the rest of the process and on
 disk under `$RULECHECK_CACHE` (default `~/.cache/rulecheck`) in `python/`. A cache that cannot
@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Callable
 from types import CodeType
 
+from checker.errors import RulecheckError
 from checker.lang.model import Config, Model
 
 _MEMORY: dict[str, CodeType] = {}
@@ -48,13 +49,29 @@ def _code_digest() -> str:
     return _CODE_DIGEST
 
 
+def _model_folders(path: str) -> list[str]:
+    """The folders of the model file and of every file its `extends` chain names (a base may
+    live in another folder); each holds YAML the model may be built from."""
+    from checker.lang.yamlsrc import load_yaml
+
+    folders: list[str] = []
+    seen: set[str] = set()
+    current: str | None = os.path.abspath(path)
+    while current is not None and current not in seen and os.path.isfile(current):
+        seen.add(current)
+        folders.append(os.path.dirname(current))
+        parent = load_yaml(current).get("extends")  # composed once per process
+        current = os.path.normpath(os.path.join(os.path.dirname(current), parent)) if isinstance(parent, str) else None
+    return sorted(set(folders))
+
+
 def cache_key(model: Model, config: Config, max_states: int | None) -> str:
     digest = hashlib.sha256(_code_digest().encode())
-    folder = os.path.dirname(os.path.abspath(model.path))
-    for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
-        digest.update(os.path.basename(path).encode())
-        with open(path, "rb") as handle:
-            digest.update(handle.read())
+    for folder in _model_folders(model.path):
+        for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
+            digest.update(path.encode())
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
     digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()), max_states)).encode())
     return digest.hexdigest()[:32]
 
@@ -64,7 +81,7 @@ def successor_code(model: Model, config: Config, max_states: int | None, generat
     `generate`), compiled and cached."""
     try:
         key = cache_key(model, config, max_states)
-    except OSError:
+    except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
         return compile(generate(), name, "exec")
     if key in _MEMORY:
         return _MEMORY[key]
