@@ -11,7 +11,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.engines.graph import CSRGraph, is_cyclic, shortest_path_within, strongly_connected
+from checker.engines.graph import CSRGraph, is_cyclic, longest_paths, postorder_if_acyclic, shortest_path_within, strongly_connected
 
 
 @st.composite
@@ -70,3 +70,24 @@ def test_shortest_paths_within_a_subgraph_match_networkx(data, source, target):
             assert len(path) - 1 == nx.shortest_path_length(oracle, source, target)
     if path is not None:
         assert all(b in [e for a2, e in edges if a2 == a] for a, b in zip(path, path[1:]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(graphs())
+def test_acyclicity_sweep_and_longest_paths_match_networkx(data):
+    n, edges, keep = data
+    graph = build(n, edges)
+    order = postorder_if_acyclic(graph, keep.__getitem__)
+    oracle = nx.DiGraph()  # paths leave the kept nodes by one last step, then stop
+    oracle.add_nodes_from(range(n))
+    oracle.add_edges_from((a, b) for a, b in edges if keep[a])
+    assert (order is None) == (not nx.is_directed_acyclic_graph(oracle))
+    if order is not None:
+        assert sorted(order) == [v for v in range(n) if keep[v]]
+        position = {v: i for i, v in enumerate(order)}
+        assert all(position[a] > position[b] for a, b in oracle.edges if keep[b])
+        longest = longest_paths(graph, order)
+        for v in range(n):
+            if keep[v]:
+                reach = nx.descendants(oracle, v) | {v}
+                assert longest[v] == nx.dag_longest_path_length(oracle.subgraph(reach))

@@ -174,6 +174,20 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
+def test_auto_goes_native_from_the_start_once_the_model_is_loaded():
+    """A model whose module an earlier exploration loaded in this process is explored natively
+    by `auto` however small (the cost of compiling and loading is already paid), with the
+    Python engine's results."""
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    engine.explore(compiled, props, Budget(10, 60.0))  # loads (or compiles) the module
+    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert isinstance(exp, engine.NativeExploration) and exp.complete
+    py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
+    reference = explicit.decide(py_exp, props, py_found)
+    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
+
+
 BUNDLED = sorted(
     os.path.join(folder, name)
     for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "titlebelt", "supershow"))

@@ -16,7 +16,15 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from checker.engines.graph import CSRGraph, is_cyclic, reaches, shortest_path_within, strongly_connected
+from checker.engines.graph import (
+    CSRGraph,
+    is_cyclic,
+    longest_paths,
+    postorder_if_acyclic,
+    reaches,
+    shortest_path_within,
+    strongly_connected,
+)
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
@@ -116,6 +124,13 @@ class StateChecks:
     def open_state_preds(self) -> list[tuple[BoundProperty, Callable, bool, str]]:
         return [t for t in self.state_preds if t[0].id not in self.found]
 
+    def screen(self, preds: list[tuple[BoundProperty, Callable, bool, str]]) -> Callable[[int], bool] | None:
+        """One function telling whether any of `preds` is decided at a state (or raises), so
+        that most states cost one call instead of one per property (None: nothing to check)."""
+        if not preds:
+            return None
+        return self.compiled.any_decides([(prop.expr, deciding) for prop, _, deciding, _ in preds])
+
 
 def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None = None, need_graph: bool = True) -> tuple[Exploration, dict[str, Finding]]:
     """Explore breadth first and decide every property; returns the exploration and findings."""
@@ -134,11 +149,19 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     started = time.perf_counter()
     last_report = started
 
+    screen = checks.screen(preds)
+
     def discover(s: int, from_node: int) -> int:
         node = len(states)
         index[s] = node
         states.append(s)
         parent.append(from_node)
+        if screen is not None:
+            try:
+                if not screen(s):
+                    return node  # no open property is decided here, and none raises
+            except ModellingError:
+                pass  # the predicates one by one say which property and what error
         for prop, fn, deciding, verdict in preds:
             if prop.id in found:
                 continue
@@ -164,7 +187,10 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         while i < len(states):
             if i == exp.layer_ends[-1]:
                 exp.layer_ends.append(len(states))
-                preds = checks.open_state_preds()
+                still_open = checks.open_state_preds()
+                if len(still_open) != len(preds):
+                    preds = still_open
+                    screen = checks.screen(preds)
             if (i & 1023) == 0:
                 now = time.perf_counter()
                 if now > deadline:
@@ -293,8 +319,9 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
     non_terminal = bytearray(0 if terminal(s) else 1 for s in states)
     keep = non_terminal.__getitem__
     best: tuple[int, list[int]] | None = None
-    longest = array("i", [0]) * len(states)
-    for component in strongly_connected(graph, keep):
+    acyclic = postorder_if_acyclic(graph, keep)
+    longest = longest_paths(graph, acyclic) if acyclic is not None else array("i", [0]) * len(states)
+    for component in strongly_connected(graph, keep) if acyclic is None else ():
         if is_cyclic(graph, component):
             entry = min(component)
             if best is None or exp.depth_of(entry) < exp.depth_of(best[0]):
@@ -379,16 +406,26 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
     source_fn = compiled.predicate(prop.source)
     target_fn = compiled.predicate(prop.target)
     states = exp.states
+    sources = bytearray(len(states))
+    avoid = bytearray(len(states))
     for node, s in enumerate(states):
         try:
-            source_fn(s), target_fn(s)
+            sources[node] = 1 if source_fn(s) else 0
+            avoid[node] = 0 if target_fn(s) else 1
         except ModellingError as exc:
             return property_error(exp.path_to(node), exc)
-    avoid = bytearray(0 if target_fn(s) else 1 for s in states)
     keep = avoid.__getitem__
     bad = bytearray(len(states))  # can reach an end (dead end, terminal or cycle) avoiding the target
     ends = bytearray(len(states))  # an end itself
-    for component in strongly_connected(graph, keep):
+    acyclic = postorder_if_acyclic(graph, keep)
+    if acyclic is not None:  # every component is one node without a loop
+        starts, edges = graph.starts, graph.edges
+        for node in acyclic:
+            if starts[node + 1] == starts[node]:
+                ends[node] = bad[node] = 1
+            elif any(bad[succ] for succ in edges[starts[node] : starts[node + 1]] if avoid[succ]):
+                bad[node] = 1
+    for component in strongly_connected(graph, keep) if acyclic is None else ():
         cyclic = is_cyclic(graph, component)
         for node in component:
             if cyclic or graph.out_degree(node) == 0:
@@ -396,7 +433,7 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
         if cyclic or any(ends[n] for n in component) or any(bad[succ] for n in component for succ in graph.successors(n) if avoid[succ]):
             for node in component:
                 bad[node] = 1
-    start = next((n for n in range(len(states)) if bad[n] and source_fn(states[n])), None)
+    start = next((n for n in range(len(states)) if bad[n] and sources[n]), None)
     if start is None:
         return Finding("holds")
     prefix = exp.path_to(start)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.errors import ModellingError
+from checker.lang.compile_cache import successor_code
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
@@ -418,9 +419,9 @@ class CompiledModel:
         self.layout = Layout(model)
         self.interpreter = Interpreter(model, config)
         self.instances = self._instances()
-        self.source = self._successor_source()
+        code = successor_code(model, config, limit.max_items if limit is not None else None, self._successor_source, f"<compiled {model.id}>")
         namespace: dict[str, Any] = dict(HELPERS)
-        exec(compile(self.source, f"<compiled {model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
+        exec(code, namespace)  # noqa: S102 - our own generated code
         self.successors: Callable[[int], list[tuple[int, int]]] = namespace["successors"]
         self.terminal: Callable[[int], bool] = self.predicate(model.terminal)
         self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states(limit)]
@@ -452,6 +453,37 @@ class CompiledModel:
 
     def predicate(self, expr: Expr, env: dict[str, Any] | None = None) -> Callable[[int], bool]:
         return self.function(expr, env)
+
+    def any_decides(self, tests: list[tuple[Expr, bool]]) -> Callable[[int], bool]:
+        """One function of the packed state telling whether any `expr` has the value `deciding`
+        there (or raising when one cannot be evaluated), for a list of (expr, deciding).
+
+        The explicit engine calls it on every new state instead of one predicate per property:
+        each field the predicates read more than once is read once, and one call replaces many.
+        It only filters: a state where it answers True (or raises) is checked again predicate
+        by predicate, so which property is decided, and which error is reported, stay the
+        per-predicate functions' own."""
+        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
+        for expr, _ in tests:  # a first pass only counts which fields the predicates read
+            emitter.emit(expr, {})
+        emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
+        emitter.helpers.clear()
+        lines = ["def any_decides(s):"]
+        for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
+            mask = next(f.mask for f in self.layout.fields if f.offset == offset)
+            lines.append(f"    s_{offset} = (s >> {offset}) & {mask}" if offset else f"    s_0 = s & {mask}")
+        for expr, deciding in tests:
+            code = emitter.emit(expr, {})
+            if code.const:
+                if bool(code.value) == deciding:
+                    lines.append("    return True")
+                continue
+            lines.append(f"    if {'' if deciding else 'not '}{code.text}:")
+            lines.append("        return True")
+        lines.append("    return False")
+        namespace: dict[str, Any] = dict(HELPERS)
+        exec(compile("\n".join([*emitter.helper_source(), *lines]) + "\n", f"<checks {self.model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
+        return namespace["any_decides"]
 
     def evaluator(self, expr: Expr) -> Callable[[int], Any]:
         """A function returning the readable value (enum member names, bools), for reports."""

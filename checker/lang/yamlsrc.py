@@ -174,10 +174,29 @@ def _check_nesting(path: str, text: str) -> None:
             depth -= 1
 
 
+_COMPOSED: dict[tuple[str, str], yaml.Node] = {}  # (path, text) -> its node tree, read only
+COMPOSED_ENTRIES = 256
+
+
 def load_yaml(path: str, text: str | None = None) -> Any:
-    """Parse one YAML document into YMap/YList/scalars with locations."""
+    """Parse one YAML document into YMap/YList/scalars with locations.
+
+    A file is composed once per process and text: a game's base model and clause index are
+    read again for every variant, and PyYAML's pure-Python scanner made that most of the time
+    of checking a small model. The located values are built afresh from the node tree each
+    time (callers may change them); the tree itself is only read."""
     if text is None:
         text = read_text(path)
+    node = _COMPOSED.get((path, text))
+    if node is None:
+        node = _compose(path, text)
+        if len(_COMPOSED) >= COMPOSED_ENTRIES:
+            del _COMPOSED[next(iter(_COMPOSED))]
+        _COMPOSED[(path, text)] = node
+    return _Builder(path).build(node)
+
+
+def _compose(path: str, text: str) -> yaml.Node:
     try:
         _check_nesting(path, text)
         node = yaml.compose(text, Loader=_Loader)
@@ -195,4 +214,4 @@ def load_yaml(path: str, text: str | None = None) -> Any:
         raise RulecheckError(f"not a YAML text file: {getattr(exc, 'reason', exc)}", loc) from None
     if node is None:
         raise RulecheckError("the file is empty", Loc(path, 1, 1))
-    return _Builder(path).build(node)
+    return node

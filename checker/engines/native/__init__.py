@@ -10,7 +10,9 @@ result is cached on disk), and even loading compiled code costs about a second, 
 Python engine needs for a small state space. So `auto` starts every exploration in the Python
 engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
 states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
-`native` always compiles.
+`native` always compiles. Once a model's module is loaded in the process (an earlier reading
+combination switched to it), `auto` explores the model's other combinations natively from the
+start.
 """
 
 from __future__ import annotations
@@ -46,6 +48,16 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def _loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
+    """Whether `auto` goes native from the start: the model's module is already loaded in this
+    process (an earlier reading combination switched to it), so nothing is left to pay for."""
+    if "checker.engines.native.engine" not in sys.modules:
+        return False  # nothing native has run yet (and importing numba is what costs)
+    from checker.engines.native import engine
+
+    return engine.is_loaded(compiled, props)
+
+
 def notice(message: str) -> None:
     if message not in _NOTICES:
         _NOTICES.add(message)
@@ -59,7 +71,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         if backend == "native":
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
-    if backend == "auto" and unavailable_reason() is None:
+    if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
         # Small explorations never pay for generating native code (asking whether it is cached

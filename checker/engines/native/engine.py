@@ -82,6 +82,11 @@ def module_name(source: str) -> str:
 
 
 _SOURCES: dict[tuple, str] = {}
+_LOADED: dict[tuple, str] = {}  # source key -> the name of its module, once loaded in this process
+
+
+def _source_key(compiled: CompiledModel, props: list[BoundProperty]) -> tuple:
+    return (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in props))
 
 
 def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
@@ -90,10 +95,16 @@ def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
     reading combination shares it (the generator itself, which maps this configuration's
     instance numbers, is cheap)."""
     source = NativeSource(compiled.model, compiled.config, compiled, props)
-    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in props))
+    key = _source_key(compiled, props)
     if key not in _SOURCES:
         _SOURCES[key] = source.module_source()
     return source, _SOURCES[key]
+
+
+def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
+    """Whether this configuration's module is already loaded in this process (asked without
+    generating anything): exploring with it then costs no more than a Python exploration's setup."""
+    return _LOADED.get(_source_key(compiled, props)) in sys.modules
 
 
 def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
@@ -185,7 +196,9 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
     """Generate (or find in the cache) the compiled module for this configuration."""
     try:
         source, text = generate(compiled, props)
-        return source, load_module(text)
+        module = load_module(text)
+        _LOADED[_source_key(compiled, props)] = module.__name__
+        return source, module
     except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
 

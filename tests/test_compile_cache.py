@@ -1,0 +1,54 @@
+"""The successor-code cache: a configuration's code comes back from disk the same as generated,
+and a change to what it is generated from (a model file, the configuration, the budget) is never
+served stale code."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from checker.lang import compile_cache
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def successors_everywhere(compiled: CompiledModel) -> list:
+    """Every reachable state's successor list, breadth first: the behaviour to compare."""
+    seen = dict.fromkeys(compiled.initial)
+    order = list(seen)
+    out = []
+    for s in order:
+        moves = [] if compiled.terminal(s) else compiled.successors(s)
+        out.append(moves)
+        for _, t in moves:
+            if t not in seen:
+                seen[t] = None
+                order.append(t)
+    return out
+
+
+def test_cached_code_behaves_as_generated_and_misses_on_change(tmp_path, monkeypatch):
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(compile_cache, "_MEMORY", {})
+    folder = tmp_path / "duel"
+    shutil.copytree(os.path.join(HERE, "tests", "models", "duel"), folder)
+    path = str(folder / "duel.yaml")
+    model = load_model(path)
+    config = model.default_config()
+    fresh = CompiledModel(model, config)
+    stored = os.listdir(tmp_path / "cache" / "python")
+    assert len(stored) == 1
+    compile_cache._MEMORY.clear()  # a new process: the code comes from disk
+    generated = []
+    monkeypatch.setattr(CompiledModel, "_successor_source", lambda self: generated.append(1) or "")
+    from_disk = CompiledModel(model, config)
+    assert not generated and successors_everywhere(from_disk) == successors_everywhere(fresh)
+    key = compile_cache.cache_key(model, config, None)
+    assert compile_cache.cache_key(model, config, 1000) != key  # the budget bounds generation
+    others = [model.default_config().with_readings({name: option}) for name, reading in model.readings.items() for option in reading.options if option != config.readings[name]]
+    assert others and all(compile_cache.cache_key(model, other, None) != key for other in others)
+    with open(path, "a") as handle:
+        handle.write("\n# an edit\n")
+    assert compile_cache.cache_key(model, config, None) != key
