@@ -10,7 +10,6 @@ located error (exit status 2 on the command line).
 from __future__ import annotations
 
 import os
-import textwrap
 
 import pytest
 
@@ -369,12 +368,3 @@ def test_a_bad_use_on_the_command_line_exits_2(tmp_path):
     assert "model.yaml:34:15" in done.stderr + done.stdout and "restrat" in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
 
-
-def test_bundled_models_use_the_constructs():
-    """The bundled models are written with them (their figures are held to the old models' by
-    tests/test_rewritten_models.py)."""
-    text = "".join(open(os.path.join(ROOT, "models", g, "base.yaml")).read() for g in ("showngo", "supershow"))
-    assert "include:" in text and "effects:" in text and "default:" in text
-    assert textwrap.dedent("extends: [") in "".join(
-        open(os.path.join(ROOT, "models", "supershow", f)).read() for f in os.listdir(os.path.join(ROOT, "models", "supershow"))
-    )
