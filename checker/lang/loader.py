@@ -57,7 +57,7 @@ def load_merged(path: str) -> YMap:
     own = _load_mapping(path)
     if own.get(FRAGMENT_KEY) is True:
         raise RulecheckError("this file is a fragment (`fragment: true`), not a model", own.key_loc(FRAGMENT_KEY), None, "check a model that extends it")
-    order, docs, ancestors = _linearize(os.path.normpath(path), (), {}, {})
+    order, docs, ancestors = _linearize(os.path.normpath(path), (), {os.path.normpath(path): own}, {})
     data = docs[order[0]]
     for file in order[1:]:
         data = merge(data, docs[file])
