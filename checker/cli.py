@@ -133,7 +133,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
-@click.option("--free-constants", is_flag=True, help="Symbolic engine: leave scalar constants free within their declared ranges (a counterexample names the values).")
+@click.option("--free-constants", is_flag=True, help="Symbolic engine: leave constants free within their declared ranges, tables cell by cell (a counterexample names the values).")
 @click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
 @click.option("--readings", "readings_mode", type=click.Choice(["deviations", "pairs", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")

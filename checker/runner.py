@@ -37,7 +37,7 @@ class CheckOptions:
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
     depth: int = 30  # symbolic: the deepest unrolling
-    free_constants: bool = False  # symbolic: scalar constants free within their declared ranges
+    free_constants: bool = False  # symbolic: constants (tables cell by cell) free within their declared ranges
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations
     backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)

@@ -22,10 +22,10 @@ from checker.lang.yamlsrc import YList, YMap
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
     "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
-    "remove_actions", "remove_readings", "clauses", "assumptions", "names",
+    "remove_actions", "remove_readings", "clauses", "assumptions", "names", "effects",
 }
 REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
-ACTION_KEYS = {"by", "for", "when", "do", "weight", "rule", "cite", "assumes", "only", "text"}
+ACTION_KEYS = {"by", "for", "let", "when", "include", "do", "weight", "rule", "cite", "assumes", "only", "text"}
 CLAUSE_KEYS = {"at", "says", "status", "why"}
 CLAUSE_STATUSES = ("rule", "out-of-scope", "assumed")
 READING_KEYS = {"clause", "question", "options", "default"}
@@ -114,6 +114,7 @@ class ModelBuilder:
         terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
         outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
         assumptions = self.assumptions(clauses)
+        self.effect_blocks()
         actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
         self.display_names()
         source = doc.get("source") or {}
@@ -246,23 +247,76 @@ class ModelBuilder:
         return out
 
     def table(self, name: str, elem: ElemType, dims: tuple[Domain, ...], value: Any, loc: Loc) -> dict[tuple, Any]:
+        """A table's value: nested mappings member by member, where any level may give a
+        `default` for the members it leaves out (and everything beneath them), and a table of
+        booleans may list its `true` (or `false`) cells: `{default: false, true: [[a, b], ...]}`.
+        Each cell gets exactly one value: a cell both listed and written out is an error."""
         out: dict[tuple, Any] = {}
+        what = f"table `{name}`"
 
-        def fill(node: Any, node_loc: Loc, depth: int, prefix: tuple) -> None:
+        def fill(node: Any, node_loc: Loc, depth: int, prefix: tuple, default: tuple[Any] | None) -> None:
             dom = dims[depth]
             node = _mapping(node, node_loc, f"table `{name}` over {dom.name}")
+            if "default" in node:
+                default = (self.literal(node["default"], elem, node.value_loc("default"), f"the default of {what}"),)
+            listed = self.listed_cells(name, elem, dims[depth:], node)
             for key in node:
+                if key == "default" or isinstance(key, bool):
+                    continue
                 if not dom.contains(key):
-                    raise RulecheckError(f"table `{name}`: `{key}` is not a member of {dom.name}", node.key_loc(key), str(key), did_you_mean(str(key), [str(v) for v in dom.values()]))
+                    raise RulecheckError(f"{what}: `{key}` is not a member of {dom.name}", node.key_loc(key), str(key), did_you_mean(str(key), [str(v) for v in dom.values()]))
+                if any(cell[0] == key for cell in listed):
+                    raise RulecheckError(f"{what}: `{key}` is both written out and listed under true/false", node.key_loc(key), str(key), "give each cell one value")
             for member in dom.values():
-                if member not in node:
-                    raise RulecheckError(f"table `{name}` has no value for `{member}`", node.loc, None, f"give every member of {dom.name}")
-                if depth + 1 < len(dims):
-                    fill(node[member], node.value_loc(member), depth + 1, (*prefix, member))
-                else:
-                    out[(*prefix, member)] = self.literal(node[member], elem, node.value_loc(member), f"table `{name}`")
+                if member in node:
+                    if depth + 1 < len(dims):
+                        fill(node[member], node.value_loc(member), depth + 1, (*prefix, member), default)
+                    else:
+                        out[(*prefix, member)] = self.literal(node[member], elem, node.value_loc(member), what)
+                    continue
+                for rest in _product(dims[depth + 1:]):
+                    cell = (member, *rest)
+                    if cell in listed:
+                        out[(*prefix, *cell)] = listed[cell]
+                    elif default is not None:
+                        out[(*prefix, *cell)] = default[0]
+                    else:
+                        raise RulecheckError(f"{what} has no value for `{member}`", node.loc, None, f"give every member of {dom.name}, or a `default`")
 
-        fill(value, loc, 0, ())
+        fill(value, loc, 0, (), None)
+        return out
+
+    def listed_cells(self, name: str, elem: ElemType, dims: tuple[Domain, ...], node: YMap) -> dict[tuple, bool]:
+        """The cells a boolean table lists under `true:` or `false:`. A cell is a member (one
+        dimension left) or a list with one entry per dimension, each a member or a list of
+        members (every combination is listed)."""
+        import itertools
+
+        out: dict[tuple, bool] = {}
+        for flag in (True, False):
+            if flag not in node:
+                continue
+            key_loc, raw = node.key_loc(flag), node[flag]
+            if elem.type != BOOL:
+                raise RulecheckError(f"table `{name}`: only a table of booleans lists its `{str(flag).lower()}` cells", key_loc, str(flag).lower(), "give a `default` and the other values member by member")
+            if not isinstance(raw, list):
+                raise RulecheckError(f"table `{name}`: `{str(flag).lower()}` takes a list of cells", node.value_loc(flag), repr(raw)[:60])
+            for i, cell in enumerate(raw):
+                cell_loc = raw.item_loc(i) if isinstance(raw, YList) else node.value_loc(flag)
+                parts = [cell] if len(dims) == 1 and not isinstance(cell, list) else cell
+                if not isinstance(parts, list) or len(parts) != len(dims):
+                    raise RulecheckError(f"table `{name}`: a cell is a list of {len(dims)} member(s), one per domain ({', '.join(d.name for d in dims)})", cell_loc, repr(cell)[:60])
+                choices = []
+                for dom, part in zip(dims, parts):
+                    members = part if isinstance(part, list) else [part]
+                    for member in members:
+                        if isinstance(member, bool) or not dom.contains(member):
+                            raise RulecheckError(f"table `{name}`: `{member}` is not a member of {dom.name}", cell_loc, str(member), did_you_mean(str(member), [str(v) for v in dom.values()]))
+                    choices.append(members)
+                for combo in itertools.product(*choices):
+                    if combo in out:
+                        raise RulecheckError(f"table `{name}`: the cell {list(combo)} is listed twice", cell_loc, repr(cell)[:60], "list each cell once")
+                    out[combo] = flag
         return out
 
     def literal(self, value: Any, elem: ElemType, loc: Loc, what: str) -> Any:
@@ -479,6 +533,7 @@ class ModelBuilder:
                 _ident(pname, raw_params.key_loc(pname), "a parameter name")
                 params[pname] = self.domain_ref(dname, raw_params.value_loc(pname))
         bindings: dict[str, Binding] = dict(params)
+        self.let_bindings(scope, spec.get("let"), spec.value_loc("let"), bindings, name)
         by, actor = self.actor(scope, spec["by"], spec.value_loc("by"), bindings, name)
         guard = check_expr(scope, spec.get("when", True), spec.value_loc("when"), BOOL, bindings)
         weight = None
@@ -486,7 +541,8 @@ class ModelBuilder:
             if by != "chance":
                 raise RulecheckError(f"action `{name}`: only chance actions have a `weight`", spec.key_loc("weight"), "weight", "remove it, or make the action `by: chance`")
             weight = check_expr(scope, spec["weight"], spec.value_loc("weight"), INT, bindings)
-        assigns = self.assigns(scope, slots, spec.get("do"), spec.value_loc("do"), bindings, name)
+        effects = self.included_effects(spec.get("do"), spec.value_loc("do"), spec.get("include"), spec.value_loc("include"), name)
+        assigns = self.assigns(scope, slots, effects, spec.value_loc("do"), bindings, name)
         rule = _id_list(spec.get("rule", []), spec.value_loc("rule"), f"action `{name}`")
         self.check_citations(rule, clauses, spec.value_loc("rule"))
         cite = self.citations(scope, spec.get("cite"), spec.value_loc("cite"), bindings, clauses, name)
@@ -497,8 +553,69 @@ class ModelBuilder:
         if not rule and not cite and not assumes:
             raise RulecheckError(f"action `{name}` cites no clause", spec.loc, None, "give `rule` (always cited), `cite` entries, or `assumes`")
         only = self.only(spec.get("only"), spec.value_loc("only"), readings, name)
-        narrations = self.narrations(scope, spec.get("text"), spec.value_loc("text"), bindings, slots, assigns, name)
+        narrations = self.narrations(scope, spec.get("text"), spec.value_loc("text"), bindings, slots, assigns, name, set(params))
         return Action(name, by, actor, tuple(params.items()), guard, weight, assigns, rule, only, narrations, loc, cite, assumes)
+
+    def let_bindings(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], name: str) -> None:
+        """`let: {x: EXPR, ...}`: names for expressions over the state and the parameters, usable
+        in every expression of the action and in the effect blocks it includes. Each is checked
+        once, in order (a later one may use an earlier one), and stands for its expression where
+        it is used, as a definition does: naming an expression never changes the semantics."""
+        if raw is None:
+            return
+        raw = _mapping(raw, loc, f"`let` of action `{name}`")
+        for key, text in raw.items():
+            kloc = raw.key_loc(key)
+            _ident(key, kloc, "a `let` name")
+            if key in bindings or key in scope.slots or key in scope.constants or key in scope.defines or key in scope.domains or scope.member_domains(key) or key == "reading":
+                raise RulecheckError(f"`let` name `{key}` of action `{name}` hides another name", kloc, str(key), "choose a name that no parameter, slot, constant, definition, domain or member has")
+            bindings[key] = check_expr(scope, text, raw.value_loc(key), None, bindings)
+
+    def included_effects(self, own: Any, own_loc: Loc, include: Any, include_loc: Loc, name: str) -> Any:
+        """An action's `do` with the effect blocks it `include`s: the blocks' assignments in
+        order, then the action's own, which replace a block's assignment to the same target.
+        Two blocks assigning the same target is an error (neither may silently win)."""
+        if include is None:
+            return own
+        names = [include] if isinstance(include, str) else include
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise RulecheckError(f"`include` of action `{name}` takes the name of an effect block, or a list of names", include_loc, repr(include)[:60])
+        blocks = self.doc.get("effects")
+        blocks = _mapping(blocks, self.loc("effects"), "`effects`") if blocks is not None else YMap()
+        merged = YMap()
+        merged.loc, merged.key_locs, merged.value_locs = own_loc if own is not None else include_loc, {}, {}
+        origin: dict[str, str] = {}
+        for i, block_name in enumerate(names):
+            item_loc = names.item_loc(i) if isinstance(names, YList) else include_loc
+            if block_name not in blocks:
+                raise RulecheckError(f"action `{name}` includes an unknown effect block `{block_name}`", item_loc, block_name, did_you_mean(block_name, list(blocks)) or "declare it under the top-level `effects:`")
+            block = _mapping(blocks[block_name], blocks.value_loc(block_name), f"effect block `{block_name}`")
+            for target, value in block.items():
+                if target in origin:
+                    raise RulecheckError(f"action `{name}` includes `{origin[target]}` and `{block_name}`, which both assign `{target}`", item_loc, block_name, "assign it in the action's own `do` to say which value wins, or split the blocks")
+                origin[target] = block_name
+                merged[target] = value
+                merged.key_locs[target] = block.key_loc(target)
+                merged.value_locs[target] = block.value_loc(target)
+        if own is not None:
+            own = _mapping(own, own_loc, f"`do` of action `{name}`")
+            for target, value in own.items():
+                merged[target] = value
+                merged.key_locs[target] = own.key_loc(target)
+                merged.value_locs[target] = own.value_loc(target)
+        return merged
+
+    def effect_blocks(self) -> None:
+        """`effects: {name: {target: value, ...}}`: every block is a named, non-empty mapping of
+        assignments (checked where an action includes it, in that action's scope)."""
+        raw = self.doc.get("effects")
+        if raw is None:
+            return
+        raw = _mapping(raw, self.loc("effects"), "`effects`")
+        for block_name, block in raw.items():
+            _ident(block_name, raw.key_loc(block_name), "an effect block name")
+            if not _mapping(block, raw.value_loc(block_name), f"effect block `{block_name}`"):
+                raise RulecheckError(f"effect block `{block_name}` assigns nothing", raw.value_loc(block_name))
 
     def citations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], clauses: dict[str, Clause], name: str) -> tuple[Citation, ...]:
         """`cite: [{when: EXPR, rule: [ids]}]`: clauses cited only in the branch where they apply."""
@@ -519,7 +636,7 @@ class ModelBuilder:
             out.append(Citation(when, rule, item.loc))
         return tuple(out)
 
-    def narrations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], slots: dict[str, Slot], assigns: tuple[Assign, ...], name: str) -> tuple[Narration, ...]:
+    def narrations(self, scope: Scope, raw: Any, loc: Loc, bindings: dict[str, Binding], slots: dict[str, Slot], assigns: tuple[Assign, ...], name: str, params: set[str]) -> tuple[Narration, ...]:
         """`text`: one template, or cases `[{when: EXPR, say: "..."}, ..., {say: "..."}]`.
 
         `{slot}` shows a scalar slot's value before the step; `{@slot}` writes the slot's label and
@@ -545,10 +662,10 @@ class ModelBuilder:
             for field_name in template_fields(say, sloc):
                 moved = field_name.startswith("@")
                 slot = field_name[1:] if moved else field_name
-                if not moved and (slot == "by" or slot in bindings):
+                if not moved and (slot == "by" or slot in params):
                     continue
                 if slot not in slots:
-                    raise RulecheckError(f"the text of action `{name}` names `{{{field_name}}}`, which is neither `by`, a parameter nor a slot", sloc, say, did_you_mean(slot, [*bindings, *slots]))
+                    raise RulecheckError(f"the text of action `{name}` names `{{{field_name}}}`, which is neither `by`, a parameter nor a slot", sloc, say, did_you_mean(slot, [*params, *slots]))
                 if moved and slot not in written:
                     raise RulecheckError(f"the text of action `{name}` says `{slot}` changes (`{{@{slot}}}`), but the action never writes `{slot}`", sloc, say, "name only slots the step changes, or reword the text")
                 if not moved and (slots[slot].dims or slots[slot].internal):

@@ -1,8 +1,14 @@
-"""Finding model files, resolving `extends`, and merging a variant onto its base.
+"""Finding model files, resolving `extends`, and merging a variant onto its bases.
 
 A variant is merged at the YAML level before anything is type-checked, so the merged document is
 checked exactly like a hand-written one and every location still points at the file that wrote
-the value (the base or the variant).
+the value (a base, a fragment or the variant).
+
+`extends` takes one file or a list. The files of the whole hierarchy are put in one order (each
+file after the files it extends, depth first, left to right, each file once) and their own
+sections are merged in that order, so a fragment that several parents share is applied once. Two
+files that do not extend one another may not both write the same entry unless a file extending
+both writes it again (see docs/language.md, Variants).
 """
 
 from __future__ import annotations
@@ -17,12 +23,13 @@ from checker.lang.yamlsrc import YList, YMap, load_yaml
 CLAUSE_FILE = "clauses.yaml"
 QUESTION_FILE = "questions.yaml"
 NOT_MODELS = {CLAUSE_FILE, QUESTION_FILE}
+FRAGMENT_KEY = "fragment"
 
 # How a variant's section combines with its base's.
 FIELDWISE = {"constants", "readings", "names"}  # entry by entry, and field by field inside an entry
-ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses"}  # entry by entry
+ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses", "effects"}  # entry by entry
 BY_ID = {"assumptions"}  # lists of entries with an `id`: same id replaces, new ids are added
-NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings"}
+NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings", FRAGMENT_KEY}
 
 
 def model_files(paths: list[str]) -> list[str]:
@@ -31,7 +38,7 @@ def model_files(paths: list[str]) -> list[str]:
     for path in paths:
         if os.path.isdir(path):
             candidates = glob.glob(os.path.join(path, "**", "*.yaml"), recursive=True)
-            found.extend(c for c in candidates if os.path.basename(c) not in NOT_MODELS)
+            found.extend(c for c in candidates if os.path.basename(c) not in NOT_MODELS and not is_fragment(c))
         elif os.path.isfile(path):
             found.append(path)
         else:
@@ -39,25 +46,109 @@ def model_files(paths: list[str]) -> list[str]:
     return sorted(dict.fromkeys(os.path.normpath(f) for f in found))
 
 
-def load_merged(path: str, stack: tuple[str, ...] = ()) -> YMap:
-    """The model at `path` with its `extends` chain merged in, and its folder's clauses."""
-    data = _load_mapping(path)
-    if "extends" in data:
-        parent_ref = data["extends"]
-        loc = data.value_loc("extends")
-        if not isinstance(parent_ref, str):
-            raise RulecheckError("`extends` takes the path of another model file", loc, repr(parent_ref))
-        parent = os.path.normpath(os.path.join(os.path.dirname(path), parent_ref))
-        if parent in stack or parent == os.path.normpath(path):
+def is_fragment(path: str) -> bool:
+    """A file marked `fragment: true` holds sections for others to extend; it is not a model."""
+    data = load_yaml(path)
+    return isinstance(data, YMap) and data.get(FRAGMENT_KEY) is True
+
+
+def load_merged(path: str) -> YMap:
+    """The model at `path` with its `extends` hierarchy merged in, and its folder's clauses."""
+    own = _load_mapping(path)
+    if own.get(FRAGMENT_KEY) is True:
+        raise RulecheckError("this file is a fragment (`fragment: true`), not a model", own.key_loc(FRAGMENT_KEY), None, "check a model that extends it")
+    order, docs, ancestors = _linearize(os.path.normpath(path), (), {os.path.normpath(path): own}, {})
+    data = docs[order[0]]
+    for file in order[1:]:
+        data = merge(data, docs[file])
+    _check_conflicts(order, docs, ancestors)
+    return _with_clause_file(path, data)
+
+
+def _parents(path: str, data: YMap) -> list[tuple[str, Loc, str]]:
+    """The files `data` extends: (normalised path, location of the reference, the reference)."""
+    if "extends" not in data:
+        return []
+    refs = data["extends"]
+    loc = data.value_loc("extends")
+    items = [(refs, loc)] if isinstance(refs, str) else [(r, refs.item_loc(i) if isinstance(refs, YList) else loc) for i, r in enumerate(refs)] if isinstance(refs, list) and refs else None
+    if items is None or not all(isinstance(r, str) for r, _ in items):
+        raise RulecheckError("`extends` takes the path of another model file, or a list of paths", loc, repr(refs)[:60])
+    out = []
+    for ref, ref_loc in items:
+        parent = os.path.normpath(os.path.join(os.path.dirname(path), ref))
+        if any(parent == p for p, _, _ in out):
+            raise RulecheckError(f"`extends` names `{ref}` twice", ref_loc, ref)
+        out.append((parent, ref_loc, ref))
+    return out
+
+
+def _linearize(path: str, stack: tuple[str, ...], docs: dict[str, YMap], ancestors: dict[str, set[str]]) -> tuple[list[str], dict[str, YMap], dict[str, set[str]]]:
+    """Every file of the hierarchy, each after the files it extends (depth first, left to right,
+    each file once), with each file's own document and the set of files it descends from."""
+    data = docs[path] if path in docs else _load_mapping(path)
+    docs[path] = data
+    order: list[str] = []
+    mine: set[str] = set()
+    for parent, loc, ref in _parents(path, data):
+        if parent in stack or parent == path:
             chain = " -> ".join(os.path.basename(p) for p in (*stack, path, parent))
-            raise RulecheckError(f"cyclic `extends`: {chain}", loc, parent_ref, "a variant may not extend itself, directly or through others")
+            raise RulecheckError(f"cyclic `extends`: {chain}", loc, ref, "a variant may not extend itself, directly or through others")
         if not os.path.isfile(parent):
-            raise RulecheckError(f"`extends` names a file that does not exist: {parent}", loc, parent_ref)
-        base = load_merged(parent, (*stack, os.path.normpath(path)))
-        data = merge(base, data)
-    if not stack:
-        data = _with_clause_file(path, data)
-    return data
+            raise RulecheckError(f"`extends` names a file that does not exist: {parent}", loc, ref)
+        sub_order, _, _ = _linearize(parent, (*stack, path), docs, ancestors)
+        order.extend(f for f in sub_order if f not in order)
+        mine |= {parent} | ancestors[parent]
+    order.append(path)
+    ancestors[path] = mine
+    return order, docs, ancestors
+
+
+def _written_entries(data: YMap) -> list[tuple[tuple[str, ...], Loc]]:
+    """The entries a file's own document writes, at the depth at which they merge."""
+    out: list[tuple[tuple[str, ...], Loc]] = []
+    for key, value in data.items():
+        if key in NOT_INHERITED or key in ("game", "id", "clauses"):
+            continue
+        if key in FIELDWISE and isinstance(value, YMap):
+            for name, entry in value.items():
+                if isinstance(entry, YMap):
+                    out.extend(((key, str(name), str(field)), entry.key_loc(field)) for field in entry)
+                else:
+                    out.append(((key, str(name)), value.key_loc(name)))
+        elif key in ENTRYWISE and isinstance(value, YMap):
+            out.extend(((key, str(name)), value.key_loc(name)) for name in value)
+        elif key in BY_ID and isinstance(value, list):
+            out.extend(((key, str(item.get("id"))), value.item_loc(i) if isinstance(value, YList) else data.value_loc(key)) for i, item in enumerate(value) if isinstance(item, dict))
+        else:
+            out.append(((key,), data.key_loc(key)))
+    for key, section in (("remove_actions", "actions"), ("remove_readings", "readings")):
+        if isinstance(data.get(key), list):
+            out.extend(((section, str(name)), data.value_loc(key)) for name in data[key])
+    return out
+
+
+def _check_conflicts(order: list[str], docs: dict[str, YMap], ancestors: dict[str, set[str]]) -> None:
+    """The last file that writes an entry must descend from every other file that writes it
+    (or an entry, field or its whole section above it), so that no fragment silently undoes
+    another that it does not know about."""
+    writers: dict[tuple[str, ...], list[tuple[str, Loc]]] = {}
+    for file in order:
+        for entry, loc in _written_entries(docs[file]):
+            writers.setdefault(entry, []).append((file, loc))
+    for entry, files in writers.items():
+        related = [files]
+        for depth in range(1, len(entry)):  # a fragment replacing a whole entry meets one writing one of its fields
+            related.append(writers.get(entry[:depth], []))
+        every = [w for group in related for w in group]
+        last_file, last_loc = max(every, key=lambda w: order.index(w[0]))
+        for other, other_loc in every:
+            if other != last_file and other not in ancestors[last_file]:
+                where = ".".join(entry)
+                raise RulecheckError(
+                    f"`{where}` is written by {os.path.basename(other)} and by {os.path.basename(last_file)}, neither of which extends the other",
+                    last_loc, where, f"write `{where}` in the file that extends both, or drop it from one of them ({other_loc})",
+                )
 
 
 def _load_mapping(path: str) -> YMap:

@@ -381,6 +381,8 @@ class ExprChecker:
         return balanced(op, [self.expect(v, BOOL) for v in node.values], BOOL, self.at(node))
 
     def visit_Compare(self, node: ast.Compare, expected: Type | None) -> Expr:
+        if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            return self.membership(node)
         ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
         operands = [node.left, *node.comparators]
         comparisons: list[Expr] = []
@@ -395,6 +397,94 @@ class ExprChecker:
                 raise self.fail(node, f"`{op}` compares integers, found {left.type}", "enums and booleans compare with == and !=")
             comparisons.append(Binary(BOOL, op=op, left=left, right=right, loc=self.at(node)))
         return balanced("and", comparisons, BOOL, self.at(node))
+
+    def membership(self, node: ast.Compare) -> Expr:
+        """`x in [a, b, c]` is `x == a or x == b or x == c`; `x not in [...]` its negation."""
+        if len(node.ops) != 1:
+            raise self.fail(node, "a membership test stands alone: `x in [a, b]`", "join several tests with `and`")
+        listed = node.comparators[0]
+        if not isinstance(listed, (ast.List, ast.Tuple, ast.Set)) or not listed.elts:
+            raise self.fail(listed, "`in` tests membership of a listed set of values: `x in [a, b]`", "list the values in brackets")
+        tests = []
+        for item in listed.elts:
+            left, right = self.pair(node.left, item)
+            if left.type != right.type:
+                raise self.fail(item, f"cannot compare {left.type} with {right.type}", self._type_hint(left.type, right))
+            tests.append(Binary(BOOL, op="==", left=left, right=right, loc=self.at(node)))
+        found = balanced("or", tests, BOOL, self.at(node))
+        return Unary(BOOL, op="not", operand=found, loc=self.at(node)) if isinstance(node.ops[0], ast.NotIn) else found
+
+    def match(self, node: ast.Call, expected: Type | None) -> Expr:
+        """`match(x, {a: e1, (b, c): e2, _: e3})`: the value of the first arm whose members
+        include x. Without `_` the arms must cover every member of x's enum; the arms are the
+        conditional `e1 if x == a else (e2 if x == b or x == c else e3)`."""
+        if len(node.args) != 2 or not isinstance(node.args[1], ast.Dict) or not node.args[1].keys:
+            raise self.fail(node, "wrong arguments for match()", "write match(x, {a: value, (b, c): value, _: value})")
+        subject = self.visit(node.args[0], None)
+        arms_node = node.args[1]
+        arms: list[tuple[list[Expr], ast.AST]] = []
+        seen: set[object] = set()
+        fallback: ast.AST | None = None
+        for key, value in zip(arms_node.keys, arms_node.values):
+            if key is None:
+                raise self.fail(value, "`**` is not part of the model language")
+            if isinstance(key, ast.Name) and key.id == "_":
+                if fallback is not None:
+                    raise self.fail(key, "match() has two `_` arms")
+                fallback = value
+                continue
+            if fallback is not None:
+                raise self.fail(key, "the `_` arm of match() comes last")
+            members = []
+            for item in key.elts if isinstance(key, ast.Tuple) else [key]:
+                member = self.expect(item, subject.type)
+                if not isinstance(member, Lit):
+                    raise self.fail(item, "a match() arm lists members or literal values", "compute conditions with `x if c else y`")
+                if member.value in seen:
+                    raise self.fail(item, f"`{member.value}` is in two arms of match()")
+                seen.add(member.value)
+                members.append(member)
+            arms.append((members, value))
+        dom = self.scope.domain_of(subject.type)
+        if fallback is None:
+            missing = [m for m in (dom.members or ()) if m not in seen] if dom is not None else None
+            if missing is None or missing:
+                raise self.fail(node, "match() does not cover every value" + (f": {', '.join(missing)} missing" if missing else ""), "add the missing members, or a last arm `_: value`")
+        values = [self.visit(v, expected) for _, v in arms] + ([self.visit(fallback, expected)] if fallback is not None else [])
+        if expected is None:
+            values = [self.expect(v, values[0].type) for _, v in arms] + ([self.expect(fallback, values[0].type)] if fallback is not None else [])
+        for vnode, value in zip([v for _, v in arms] + ([fallback] if fallback is not None else []), values):
+            if value.type != values[0].type:
+                raise self.fail(vnode, f"the arms of match() differ in type: {values[0].type} and {value.type}")
+        result = values[-1]
+        tested = arms if fallback is not None else arms[:-1]
+        for (members, _), value in reversed(list(zip(tested, values))):
+            test = balanced("or", [Binary(BOOL, op="==", left=subject, right=m, loc=m.loc) for m in members], BOOL, self.at(node))
+            result = Cond(value.type, test=test, then=value, orelse=result, loc=self.at(node))
+        return result
+
+    def let(self, node: ast.Call, expected: Type | None) -> Expr:
+        """`let(x=e1, y=e2)(body)`: the body with each name standing for its expression (each
+        may use the earlier ones). A name is replaced by its expression, as a definition's
+        argument is, so a `let` never changes what an expression means."""
+        binder = node.func
+        assert isinstance(binder, ast.Call)
+        if binder.args or not binder.keywords or len(node.args) != 1 or node.keywords:
+            raise self.fail(node, "wrong form of let", "write let(x=expr, y=expr)(body)")
+        bindings = dict(self.bindings)
+        for keyword in binder.keywords:
+            name = keyword.arg
+            if name is None:
+                raise self.fail(keyword.value, "`**` is not part of the model language")
+            if name in bindings or name in self.scope.all_names() or name == "reading":
+                raise self.fail(keyword.value, f"`let` name `{name}` hides another name", "choose a name that nothing else in scope has")
+            inner = ExprChecker(self.scope, self.text, self.loc, bindings, self.allow_old, self.define_stack)
+            try:
+                bindings[name] = inner.visit(keyword.value, None)
+            except _Ambiguous:
+                raise self.fail(keyword.value, "ambiguous enum member", "qualify it as `domain.member`") from None
+        body = ExprChecker(self.scope, self.text, self.loc, bindings, self.allow_old, self.define_stack)
+        return body.visit(node.args[0], expected)
 
     def pair(self, left_node: ast.AST, right_node: ast.AST) -> tuple[Expr, Expr]:
         """Check two operands that must share a type; a bare member takes the other's type."""
@@ -421,10 +511,14 @@ class ExprChecker:
 
     # -- calls ---------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call, expected: Type | None) -> Expr:
+        if isinstance(node.func, ast.Name) and node.func.id == "match" and "match" not in self.scope.defines:
+            return self.match(node, expected)
         for part in (node.func, *node.args):
             for bad, what in DISALLOWED.items():
                 if isinstance(part, bad):
                     raise self.fail(part, f"{what} is not part of the model language")
+        if isinstance(node.func, ast.Call) and isinstance(node.func.func, ast.Name) and node.func.func.id == "let":
+            return self.let(node, expected)
         if not isinstance(node.func, ast.Name):
             raise self.fail(node, "calling a method or attribute is not part of the model language", "functions are sum, count, any, all, min, max, abs, succ, pred and your definitions")
         name = node.func.id

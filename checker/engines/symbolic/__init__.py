@@ -12,8 +12,8 @@ enumerating states:
 
 The runner replays every counterexample in the reference interpreter (`checker.evidence.build_trace`)
 before it is reported. Constants and readings are those of `config`, unless the options leave
-them free (`free_constants`: True for every scalar constant with a declared range, or a set of
-names; `free_readings`: True), in which case z3 chooses them and a counterexample says which.
+them free (`free_constants`: True for every constant, scalar or table, with bounded values, or a
+set of names; `free_readings`: True), in which case z3 chooses them and a counterexample says which.
 """
 
 from __future__ import annotations
@@ -42,14 +42,12 @@ LEMMA_SHARE = 0.25
 
 
 def free_constant_names(model: Model, spec: Any) -> frozenset[str]:
-    """Which constants to leave free: True/"all" for every scalar one that has a range (ints),
-    or is a bool or an enum; otherwise the names given (tables always stay fixed)."""
+    """Which constants to leave free: True/"all" for every constant, scalar or table, whose
+    values are bounded (a bool, an enum, or an int with a range); otherwise the names given. A
+    free table has one solver variable per cell, so a proof covers every table in its range."""
     if not spec:
         return frozenset()
-    eligible = {
-        name for name, c in model.constants.items()
-        if not c.is_table and (c.elem.type.kind != "int" or c.elem.lo is not None)
-    }
+    eligible = {name for name, c in model.constants.items() if c.elem.type.kind != "int" or c.elem.lo is not None}
     if spec is True or spec == "all":
         return frozenset(eligible)
     return frozenset(n for n in spec if n in eligible)

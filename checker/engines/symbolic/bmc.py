@@ -61,6 +61,9 @@ class BMCRun:
 def describe_config(enc: Encoder, cfg: Config) -> str:
     """"when low_cards=3, reading tie=defender" for the values the solver chose."""
     parts = [f"{name}={cfg.constants[name]}" for name in enc.const_vars]
+    for name in enc.table_vars:  # a free table: the cells the solver set apart from the configuration's
+        fixed = enc.config.constants[name]
+        parts += [f"{name}[{'/'.join(map(str, key))}]={value}" for key, value in cfg.constants[name].items() if value != fixed[key]]
     parts += [f"reading {name}={cfg.readings[name]}" for name in enc.reading_vars]
     return ("fails when " + ", ".join(parts)) if parts else ""
 

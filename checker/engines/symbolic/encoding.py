@@ -150,6 +150,7 @@ class Encoder:
     free_constants: frozenset[str] = frozenset()
     free_readings: bool = False
     const_vars: dict[str, z3.ExprRef] = field(default_factory=dict)
+    table_vars: dict[str, dict[tuple, z3.ExprRef]] = field(default_factory=dict)  # a free table: one variable per cell
     reading_vars: dict[str, z3.ExprRef] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -157,7 +158,11 @@ class Encoder:
         for name in sorted(self.free_constants):
             const = self.model.constants[name]
             kind = const.elem.type.kind
-            self.const_vars[name] = z3.Bool(f"const.{name}") if kind == "bool" else z3.Int(f"const.{name}")
+            make = z3.Bool if kind == "bool" else z3.Int
+            if const.is_table:
+                self.table_vars[name] = {key: make(f"const.{name}{list(key)}") for key in itertools.product(*(d.values() for d in const.dims))}
+            else:
+                self.const_vars[name] = make(f"const.{name}")
         if self.free_readings:
             for name in self.model.readings:
                 self.reading_vars[name] = z3.Int(f"reading.{name}")
@@ -167,7 +172,9 @@ class Encoder:
     def parameter_constraints(self) -> list:
         """Free constants within their declared ranges, free readings among their options."""
         out = []
-        for name, var in self.const_vars.items():
+        cells = [(name, var) for name, var in self.const_vars.items()]
+        cells += [(name, var) for name, table in self.table_vars.items() for var in table.values()]
+        for name, var in cells:
             elem = self.model.constants[name].elem
             if elem.type.kind == "int":
                 out.append(z3.And(var >= elem.lo, var <= elem.hi))
@@ -183,6 +190,9 @@ class Encoder:
         for name, var in self.const_vars.items():
             elem = self.model.constants[name].elem
             constants[name] = self.decode(m.eval(var, model_completion=True), elem.type)
+        for name, table in self.table_vars.items():
+            elem = self.model.constants[name].elem
+            constants[name] = {key: self.decode(m.eval(var, model_completion=True), elem.type) for key, var in table.items()}
         readings = dict(self.config.readings)
         for name, var in self.reading_vars.items():
             options = list(self.model.readings[name].options)
@@ -293,6 +303,9 @@ class Encoder:
             if expr.name in self.const_vars:
                 return self.const_vars[expr.name], False
             return self.encode(self.config.constants[expr.name], const.elem.type), False
+        if expr.name in self.table_vars:
+            cells = self.table_vars[expr.name]
+            return self.select(expr, const.dims, state, env, old, lambda key: cells[key])
         table = self.config.constants[expr.name]
         return self.select(expr, const.dims, state, env, old, lambda key: self.encode(table[key], const.elem.type))
 
