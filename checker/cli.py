@@ -118,20 +118,18 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 
     from checker.citation_check import game_citation_problems
     from checker.explained import unexplained
-    from checker.lang.build import load_model
-    from checker.lang.loader import model_files
     from checker.lint import summarise
-    from checker.runner import load_games
+    from checker.lint_scope import lint_scopes
 
-    games = load_games(_default_paths(paths))
+    scopes = lint_scopes(_default_paths(paths))
+    games = [scope.game for scope in scopes]
     table = Table(title="rulecheck lint", header_style="bold")
     for column in ("game", "model", "slots", "state bits", "actions", "readings", "assumptions", "clauses", "formalised", "assumed", "out of scope", "not yet handled", "accounted", "questions", "answered", "unexplained tests"):
         table.add_column(column, justify="left" if column in ("game", "model") else "right")
     notes: list[str] = []
-    for game in games:
-        folder = os.path.dirname(game.models[0].path)
-        siblings = [load_model(path) for path in model_files([folder])]  # a branch may exist only in some variants
-        errors, warnings = game_citation_problems(siblings)
+    for scope in scopes:
+        game = scope.game
+        errors, warnings = ([p for p in found if scope.owns(p.loc)] for found in game_citation_problems(scope.citing))
         if errors:
             raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
         notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
