@@ -21,6 +21,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from checker.commands import add_commands
 from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
@@ -531,6 +532,8 @@ def verify(traces: tuple[str, ...], models_dir: str) -> None:
     click.echo(f"{len(files)} trace(s), {len(files) - stale} confirmed, {stale} stale or edited")
     sys.exit(1 if stale else 0)
 
+
+add_commands(main)
 
 if __name__ == "__main__":
     main()
