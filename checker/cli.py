@@ -185,8 +185,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="An earlier `--format json` output: report new, fixed and unchanged findings against it.")
 @click.option("--fail-on", type=click.Choice(["new", "unexpected", "any"]), default="unexpected", show_default=True, help="What makes exit status 1: a finding or unexpected result not in the baseline; a result differing from its expect; any finding or unexpected result.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False), help="Also write the results as a self-contained HTML report to this folder (as `rulecheck report --html`).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (no --property, --reading, --set,
@@ -225,6 +226,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         from checker.report.sarif import write_sarif
 
         write_sarif(results, sarif_path, None if no_write else out, known_fingerprints(baseline) if baseline is not None else None)
+    if html_dir:
+        from checker.report.html import write_html
+
+        write_html(results, html_dir)
     comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)

@@ -12,9 +12,10 @@ import click
 
 def add_commands(group: click.Group) -> None:
     from checker.commands.init import init
+    from checker.commands.report import report
     from checker.commands.schema import schema
 
-    for command in (init, schema):
+    for command in (init, schema, report):
         group.add_command(command)
 
 

@@ -1,0 +1,41 @@
+"""`rulecheck report [PATHS] --html DIR`: check the games and write the HTML report."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from checker.commands import guarded
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--html", "html_dir", required=True, type=click.Path(file_okay=False), help="The folder of the site (index.html and a page per game).")
+@click.option("--odds", is_flag=True, help="Also run the reading impact analysis and draw the outcome probabilities per reading option (costs about as much as the check).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
+@click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
+@guarded
+def report(paths: tuple[str, ...], html_dir: str, odds: bool, jobs: int, max_states: int) -> None:
+    """Check the models (default: every game under models/) under the default reading of every
+    point and each single change, as the errata pages do, and write the results as a
+    self-contained HTML site: ranked findings, trace players, phase pictures. Writes no traces."""
+    from checker.cli import _check_options, _run_checks
+    from checker.report.html import write_html
+
+    options = _check_options("explicit", max_states, 600.0, 30, "deviations", (), (), ())
+    options.jobs = jobs
+    results = _run_checks(paths, options)
+    for path in write_html(results, html_dir, odds_by_game(results) if odds else None):
+        click.echo(f"wrote {path}")
+
+
+def odds_by_game(results: list) -> dict[str, str]:
+    """The outcome-odds section of each game's page, from the impact analysis of its models."""
+    from checker.report.html.odds import odds_html
+    from checker.report.reading_impact import analyse_for_errata
+
+    models: dict[str, dict] = {}
+    for result in results:
+        models.setdefault(result.model.folder, {})[result.model.id] = result.model
+    return {folder: odds_html(analyse_for_errata(list(by_id.values()))) for folder, by_id in sorted(models.items())}
