@@ -123,3 +123,4 @@ def test_report_command_and_odds(project):
     assert_self_contained(page)
     parse(page)
     assert "Readings: outcome odds" in page and page.count('class="bar"') >= 4  # two outcomes, default and tie=defender
+    assert 'data-trace="divergence-duel-tie-defender"' in page and "under tie=defender" in page  # where the readings part

@@ -12,7 +12,7 @@ from checker.commands import guarded
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--html", "html_dir", required=True, type=click.Path(file_okay=False), help="The folder of the site (index.html and a page per game).")
-@click.option("--odds", is_flag=True, help="Also run the reading impact analysis and draw the outcome probabilities per reading option (costs about as much as the check).")
+@click.option("--odds", is_flag=True, help="Also run the reading impact analysis: outcome probabilities per reading option and each option's divergence scenario (costs about as much as the check).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @guarded
@@ -31,11 +31,16 @@ def report(paths: tuple[str, ...], html_dir: str, odds: bool, jobs: int, max_sta
 
 
 def odds_by_game(results: list) -> dict[str, str]:
-    """The outcome-odds section of each game's page, from the impact analysis of its models."""
-    from checker.report.html.odds import odds_html
+    """The readings sections of each game's page (outcome odds, divergence scenarios), from the
+    impact analysis of its models."""
+    from checker.report.html.odds import divergences_html, odds_html
     from checker.report.reading_impact import analyse_for_errata
 
     models: dict[str, dict] = {}
     for result in results:
         models.setdefault(result.model.folder, {})[result.model.id] = result.model
-    return {folder: odds_html(analyse_for_errata(list(by_id.values()))) for folder, by_id in sorted(models.items())}
+    out = {}
+    for folder, by_id in sorted(models.items()):
+        impacts = analyse_for_errata(list(by_id.values()))
+        out[folder] = odds_html(impacts) + "\n<h2>Readings: where they part</h2>\n" + divergences_html(impacts)
+    return out

@@ -10,7 +10,7 @@ from checker.report.appendix import verdict_line, where
 from checker.report.errata import CLASS_WORDS, suite_findings
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
-from checker.report.html.page import esc, page
+from checker.report.html.page import esc, page, plain
 from checker.report.html.phase_graph import phase_svg
 from checker.report.html.player import player_html
 from checker.results import Result
@@ -43,11 +43,6 @@ def game_page(folder: str, results: list[Result], impact_html: str = "") -> str:
     for model in models:
         body.append(f"<h3>{esc(model.id)}</h3>\n{phase_svg(model)}")
     return page(f"{models[0].game}: rulecheck report", "\n".join(body))
-
-
-def plain(markdown: str) -> str:
-    """Text written for the Markdown page, without its code marks."""
-    return markdown.replace("`", "").replace("*", "")
 
 
 def _anchor(entry: FindingEvidence) -> str:

@@ -1,12 +1,15 @@
-"""Bars of outcome probabilities per reading option, from the impact analysis (`rulecheck
-readings`): what each reading does to who wins, under the policy the analysis states (each
-mover with a legal move equally likely, chance by its weights)."""
+"""What each reading option changes, from the impact analysis (`rulecheck readings`): bars of
+outcome probabilities per option (under the policy the analysis states: each mover with a legal
+move equally likely, chance by its weights), and each option's divergence scenario: the common
+play as a player, then what each reading does at the step where they part, side by side."""
 
 from __future__ import annotations
 
+from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact
 from checker.analysis.outcomes import Impact
-from checker.report.html.page import esc
+from checker.report.html.page import esc, plain
+from checker.report.html.player import player_html
 
 
 def odds_html(impacts: list[ModelImpact]) -> str:
@@ -35,3 +38,44 @@ def _cell(impact: Impact, outcome: str) -> str:
     if p is None:
         return "<td>-</td>"
     return f'<td><span class="bar" style="width:{120 * p:.1f}px"></span> {100 * p:.1f}%</td>'
+
+
+def divergences_html(impacts: list[ModelImpact]) -> str:
+    out = []
+    for mi in impacts:
+        for reading in mi.readings:
+            for option in reading.options:
+                divergence = option.divergence
+                if divergence is None or not divergence.found or divergence.trace is None:
+                    continue
+                label = f"{reading.reading.name}={option.option}"
+                out.append(f"<h3>{esc(mi.model.id)}: {esc(label)} <span class=\"muted\">({esc(option.classification)})</span></h3>")
+                out.append(_scenario(divergence, f"divergence-{mi.model.id}-{reading.reading.name}-{option.option}"))
+    return "\n".join(out) or '<p class="muted">No reading option changes play in the models analysed.</p>'
+
+
+def _scenario(divergence: Divergence, element_id: str) -> str:
+    steps = len(divergence.trace.steps)
+    common = player_html(divergence.trace, element_id, f"The common play ({steps} step{'s' if steps != 1 else ''}, legal under both readings)")
+    a, b = divergence.sides or (Side("?"), Side("?"))
+    return (f"{common}\n<p>{esc(plain(divergence.summary))}</p>\n<table class=\"sides\"><tr><th></th><th>under {esc(a.label)}</th><th>under {esc(b.label)}</th></tr>"
+            f"<tr><th>game over</th><td>{_over(a)}</td><td>{_over(b)}</td></tr>"
+            f"<tr><th>next</th><td>{_moves(a)}</td><td>{_moves(b)}</td></tr></table>")
+
+
+def _over(side: Side) -> str:
+    if not side.terminal:
+        return "no"
+    return esc(f"yes ({side.outcome})" if side.outcome is not None else "yes")
+
+
+def _moves(side: Side) -> str:
+    if side.error:
+        return esc(f"modelling error: {side.error}")
+    items = []
+    for step in side.steps:
+        changed = ", ".join(f"{n} {before}\u2192{after}" for n, before, after in step.changes) or "nothing changes"
+        items.append(f"<li>{esc(step.text)}: <mark>{esc(changed)}</mark></li>")
+    if side.more:
+        items.append(f"<li>and {side.more} more</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else "none"

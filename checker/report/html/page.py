@@ -15,6 +15,11 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def plain(markdown: str) -> str:
+    """Text written for the Markdown page, without its code marks."""
+    return markdown.replace("`", "").replace("*", "")
+
+
 def json_script(element_id: str, data: Any) -> str:
     """Data for the script, inert until read (`</` cannot end the element early)."""
     text = json.dumps(data, ensure_ascii=False, sort_keys=True, default=str).replace("</", "<\\/")
