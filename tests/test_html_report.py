@@ -11,8 +11,9 @@ from checker.report.errata import suite_findings
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
 from checker.report.html import write_html
+from checker.report.html.player import shown_states
 from checker.runner import CheckOptions, check_paths
-from checker.trace import to_json
+from checker.trace import element_name, to_json
 from tests.conftest import MINI, rulecheck, write
 
 VOID = {"meta", "br", "input", "img", "hr", "link", "path", "line", "ellipse", "circle", "source"}
@@ -95,11 +96,16 @@ def test_the_site_holds_every_finding_and_trace(project):
     for name, text in data.items():
         player = json.loads(text)
         result = next(r for key, r in traced.items() if key in name)
-        assert len(player["steps"]) == len(result.trace.steps) and len(player["states"]) == len(result.trace.steps) + 1
+        states = shown_states(player)
+        assert len(player["steps"]) == len(result.trace.steps) and len(states) == len(result.trace.steps) + 1
         for number, step in enumerate(player["steps"], start=1):
-            for element, before, after in step["changes"]:
-                assert player["states"][number - 1][element] == before and player["states"][number][element] == after
+            for element, before, _after in step["changes"]:
+                assert element in player["initial"] and states[number - 1][element] == before  # every change names a shown element
             assert step["clauses"] and all(c["says"] for c in step["clauses"])
+        # the duel names nothing and hides nothing, so the shown last state is the trace's, element by element
+        final = {element_name(slot, index): value for slot, v in result.trace.states()[-1].items()
+                 for index, value in (v.items() if isinstance(v, dict) else [((), v)])}
+        assert states[-1] == {k: str(v) for k, v in final.items()}
     assert "<svg" in page and all(f">{phase}</text>" in page for phase in ("draw", "play", "done"))
 
 
@@ -112,6 +118,8 @@ def test_a_lasso_is_shown_as_a_loop(tmp_path):
     page = (tmp_path / "site" / "game.html").read_text()
     assert_self_contained(page)
     player = json.loads(next(iter(parse(page).data.values())))
+    states = shown_states(player)
+    assert states[-1] == states[player["loop_start"]]  # the loop ends where it began
     assert player["shape"] == "lasso" and player["loop_start"] is not None
     assert 'class="loop-note"' in page and page.count('<li class="in-loop">') == len(player["steps"]) - player["loop_start"]
 

@@ -77,7 +77,8 @@ document.documentElement.classList.add('js');
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function setup(player) {
     var data = JSON.parse(document.getElementById(player.dataset.trace).textContent);
-    var n = data.steps.length, at = 0;
+    var n = data.steps.length, at = 0, states = [data.initial];
+    data.steps.forEach(function (s) { var next = Object.assign({}, states[states.length - 1]); s.changes.forEach(function (c) { next[c[0]] = c[2]; }); states.push(next); });
     var view = player.querySelector('.view'), items = player.querySelectorAll('.steps > li');
     function show(k) {
       at = Math.max(0, Math.min(n, k));
@@ -100,7 +101,7 @@ document.documentElement.classList.add('js');
       if (data.loop_start !== null && at === n) view.appendChild(el('p', 'loop-note', '\u21ba The play is back where it was after step ' + data.loop_start + ': the loop repeats forever.'));
       var changed = {}; if (at > 0) data.steps[at - 1].changes.forEach(function (c) { changed[c[0]] = true; });
       player.querySelectorAll('.state tr[data-el]').forEach(function (tr) {
-        var cell = tr.querySelector('td'); cell.textContent = data.states[at][tr.dataset.el];
+        var cell = tr.querySelector('td'); cell.textContent = states[at][tr.dataset.el];
         cell.classList.toggle('changed', !!changed[tr.dataset.el]);
       });
       items.forEach(function (li, i) { li.classList.toggle('current', i === at - 1); });

@@ -11,21 +11,30 @@ from checker.trace import Trace, _View, element_name, to_json
 
 
 def player_data(trace: Trace) -> dict[str, Any]:
-    """Steps (text, clauses, shown changes) and every state as element -> shown value."""
+    """Steps (text, clauses, shown changes) and the shown initial state (element -> value); the
+    script rebuilds each later state from the changes, which keeps a long trace of a large
+    state small."""
     doc = to_json(trace)
     view = _View(doc.get("display") or {})
-    states = [_shown_state(view, state) for state in trace.states()]
     steps = []
     for step in doc["steps"]:
         changes = []
         for change in step["changes"]:
-            slot, _, rest = change["element"].partition("[")
+            slot = change["element"].partition("[")[0]
             if view.hidden(slot):
                 continue
-            shown = _shown_element(view, slot, change["element"])
-            changes.append([shown, view.value(slot, change["before"]), view.value(slot, change["after"])])
+            changes.append([_shown_element(view, slot, change["element"]), view.value(slot, change["before"]), view.value(slot, change["after"])])
         steps.append({"text": step["text"], "by": step["by"], "clauses": step["clauses"], "changes": changes})
-    return {"steps": steps, "states": states, "loop_start": trace.loop_start, "shape": trace.shape, "note": trace.note}
+    return {"steps": steps, "initial": _shown_state(view, trace.initial), "loop_start": trace.loop_start, "shape": trace.shape, "note": trace.note}
+
+
+def shown_states(data: dict[str, Any]) -> list[dict[str, str]]:
+    """Every state of a player's data, as the script rebuilds them: the initial one, then each
+    step's changes applied."""
+    states = [dict(data["initial"])]
+    for step in data["steps"]:
+        states.append({**states[-1], **{name: after for name, _, after in step["changes"]}})
+    return states
 
 
 def _shown_element(view: _View, slot: str, element: str) -> str:
@@ -59,7 +68,7 @@ def player_html(trace: Trace, element_id: str, title: str) -> str:
                      + (f' <span class="muted">{quotes}</span>' if quotes else "") + (f"<br>{changes}" if changes else "") + "</li>")
     loop_note = (f'<p class="loop-note">\u21ba After step {len(data["steps"])} the play is back where it was after step {loop}: '
                  "the marked steps repeat forever.</p>") if loop is not None else ""
-    final = data["states"][-1]
+    final = shown_states(data)[-1]
     rows = "".join(f'<tr data-el="{esc(name)}"><th>{esc(name)}</th><td>{esc(value)}</td></tr>' for name, value in final.items())
     shown_note = data["note"] if "`" not in data["note"] else ""  # a model expression explains nothing to a designer
     note = f'<p class="muted">{esc(shown_note)}</p>' if shown_note else ""
