@@ -8,6 +8,7 @@ const dom = new JSDOM(fs.readFileSync(page, "utf8"), { runScripts: "dangerously"
 const doc = dom.window.document;
 const player = doc.querySelector(".player");
 player.focus();
+if (keys[0] === "n" || keys[0] === "p") player.blur();  // finding navigation starts from the page
 const seen = [];
 function look(key) {
   seen.push({
@@ -18,11 +19,14 @@ function look(key) {
     loop: !!player.querySelector(".view .loop-note"),
     current: [...player.querySelectorAll(".steps > li")].findIndex((li) => li.classList.contains("current")),
     controls: !player.querySelector(".controls").hidden,
+    focused: doc.activeElement === player,
   });
 }
 look("");
 for (const key of keys) {
-  player.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key, bubbles: true }));
+  const target = key === "n" || key === "p" ? doc.body : player;  // finding navigation listens on the page
+  target.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key, bubbles: true }));
   look(key);
 }
+
 process.stdout.write(JSON.stringify(seen));

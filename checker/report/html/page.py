@@ -71,6 +71,7 @@ svg text { font: 12px system-ui, sans-serif; }
 # The trace player: each `.player` reads its trace from the JSON element its `data-trace` names.
 # Left/right arrows (or j/k) step the focused player, Home/End jump; the state table highlights
 # what the current step changed; at the end of a lasso, forward goes round the loop again.
+# n/p move between findings.
 SCRIPT = r"""
 document.documentElement.classList.add('js');
 (function () {
@@ -119,5 +120,16 @@ document.documentElement.classList.add('js');
     show(0);
   }
   document.querySelectorAll('.player').forEach(setup);
+  // n / p: the next or previous finding; its first player takes the focus, ready for the arrows.
+  var findings = Array.prototype.slice.call(document.querySelectorAll('.finding')), current = -1;
+  document.addEventListener('keydown', function (e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || !findings.length) return;
+    if (e.key !== 'n' && e.key !== 'p') return;
+    current = Math.max(0, Math.min(findings.length - 1, current + (e.key === 'n' ? 1 : -1)));
+    var target = findings[current], player = target.querySelector('.player');
+    if (target.scrollIntoView) target.scrollIntoView();
+    (player || target).focus();
+    e.preventDefault();
+  });
 })();
 """
