@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from checker.errors import ModellingError, RulecheckError
-from checker.results import Result
+if TYPE_CHECKING:  # the checker is imported only when a suite is collected: pytest loads this plugin in every run
+    from checker.results import Result
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +60,7 @@ class SuiteFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from checker.engines.explicit import Budget
+        from checker.errors import RulecheckError
         from checker.limits import allow_deep_expressions
         from checker.runner import CheckOptions, check_selection, load_games, plan_model
 
@@ -116,6 +117,7 @@ class Exploration:
         return self.results[(prop_id, reading)]
 
     def _run(self, config: pytest.Config) -> None:
+        from checker.errors import ModellingError, RulecheckError
         from checker.runner import run_job
 
         job = self.job
