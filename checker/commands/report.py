@@ -20,12 +20,14 @@ def report(paths: tuple[str, ...], html_dir: str, odds: bool, jobs: int, max_sta
     """Check the models (default: every game under models/) under the default reading of every
     point and each single change, as the errata pages do, and write the results as a
     self-contained HTML site: ranked findings, trace players, phase pictures. Writes no traces."""
-    from checker.cli import _check_options, _run_checks
+    from checker.engines.explicit import Budget
+    from checker.errors import RulecheckError
     from checker.report.html import write_html
+    from checker.runner import CheckOptions, check_paths
 
-    options = _check_options("explicit", max_states, 600.0, 30, "deviations", (), (), ())
-    options.jobs = jobs
-    results = _run_checks(paths, options)
+    if not paths and not os.path.isdir("models"):
+        raise RulecheckError("no paths given and no `models/` folder here", hint="run from the project root, or name model files or folders")
+    results = check_paths(list(paths) or ["models"], CheckOptions(budget=Budget(max_states, 600.0), jobs=jobs))
     for path in write_html(results, html_dir, odds_by_game(results) if odds else None):
         click.echo(f"wrote {path}")
 
