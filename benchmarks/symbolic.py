@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.symbolic import check_symbolic  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
-from checker.properties import bind, load_suite  # noqa: E402
+from checker.lang.properties import bind, load_suite  # noqa: E402
 from checker.runner import CheckOptions, check_config  # noqa: E402
 
 MODEL = os.path.join(HERE, "models", "deckrace", "deckrace.yaml")

@@ -115,44 +115,12 @@ def main(debug: bool) -> None:
 def lint(paths: tuple[str, ...], details: bool) -> None:
     """Validate models (default: every model under models/) and report their size, clause coverage,
     review questions answered, citations by branch, and conditions no cited text explains."""
-    from rich.table import Table
-
-    from checker.citation_check import game_citation_problems
-    from checker.explained import unexplained
-    from checker.lint import summarise
     from checker.lint_scope import lint_scopes
+    from checker.report.lint_table import lint_table
 
     scopes = lint_scopes(_default_paths(paths))
     games = [scope.game for scope in scopes]
-    table = Table(title="rulecheck lint", header_style="bold")
-    for column in ("game", "model", "slots", "state bits", "actions", "readings", "assumptions", "clauses", "formalised", "assumed", "out of scope", "not yet handled", "accounted", "questions", "answered", "unexplained tests"):
-        table.add_column(column, justify="left" if column in ("game", "model") else "right")
-    notes: list[str] = []
-    for scope in scopes:
-        game = scope.game
-        errors, warnings = ([p for p in found if scope.owns(p.loc)] for found in game_citation_problems(scope.citing))
-        if errors:
-            raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
-        notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
-        for model in game.models:
-            summary = summarise(model, game.suite)
-            cov, qs = summary.coverage, summary.questions
-            loose = unexplained(model)
-            name = model.id + (" (abstract)" if model.abstract else "")
-            questions = str(qs.total) if model.questions else "-"
-            answered = f"{qs.answered_percent:.0f}%" if model.questions else "-"
-            table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(len(model.assumptions)), str(cov.total), str(len(cov.formalised)), str(len(cov.assumed)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%", questions, answered, str(len(loose)))
-            where = f"{game.folder}/{model.id}"
-            if cov.unhandled:
-                notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
-            if qs.open:
-                notes.append(f"{where}: open questions: {', '.join(qs.open)}")
-            if details:
-                notes.extend(f"{where}: {qid} answered by {', '.join(who)}" for qid, who in qs.answered.items())
-                by_action: dict[str, list[str]] = {}
-                for item in loose:
-                    by_action.setdefault(item.action, []).append(item.name)
-                notes.extend(f"{where}: heuristic: `{action}` tests {', '.join(names)}, which no cited clause, reading or assumption mentions" for action, names in by_action.items())
+    table, notes = lint_table(scopes, details)
     console = _console()
     console.print(table)
     for line in notes:
@@ -434,11 +402,10 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     """Play random games of one model: length, outcomes, and how often each rule fires.
 
     Chance moves follow their weights; players choose uniformly. An estimate, never a proof."""
-    from rich.table import Table
-
     from checker.engines.simulate import simulate as run_games
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
+    from checker.report.simulate_table import print_simulation
     from checker.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
 
     model = load_model(model_path)
@@ -446,24 +413,7 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
     report = run_games(CompiledModel(model, config), games, seed, max_steps)
     console = _console()
-    lengths = sorted(report.lengths)
-    console.print(f"{model.game} ({model.id}), readings {config.reading_label(model)}: {games} games, seed {seed}")
-    if lengths:
-        console.print(f"finished {report.finished}; length mean {report.mean_length:.1f}, median {lengths[len(lengths) // 2]}, min {lengths[0]}, max {lengths[-1]} steps")
-    table = Table(title="outcomes", header_style="bold")
-    table.add_column("outcome")
-    table.add_column("games", justify="right")
-    for outcome, count in report.outcomes.most_common():
-        table.add_row(outcome, f"{count} ({100 * count / games:.1f}%)")
-    console.print(table)
-    rules = Table(title="rules fired (share of games)", header_style="bold")
-    for column in ("action", "clauses", "games"):
-        rules.add_column(column, justify="right" if column == "games" else "left")
-    for name, action in model.actions.items():
-        rules.add_row(name, ", ".join(action.rule), f"{100 * report.fired[name] / games:.1f}%")
-    console.print(rules)
-    for message, count in report.errors.items():
-        console.print(f"[red]modelling error in {count} game(s):[/] {message}")
+    print_simulation(console, model, config, report, games, seed)
 
 
 class _progress_display:

@@ -14,7 +14,7 @@ from typing import Any
 from checker.errors import ModellingError
 from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from checker.errors import RulecheckError, did_you_mean
 from checker.lang.layout import Layout
 from checker.lang.model import Model
-from checker.properties import Property
+from checker.lang.properties import Property
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from checker.findings import load_findings
 from checker.lang.build import load_model
 from checker.lang.loader import CLAUSE_FILE, QUESTION_FILE, model_files
 from checker.lang.model import Model
+from checker.lang.properties import bind, load_suite, suite_path
 from checker.lang.yamlsrc import YMap, load_yaml
-from checker.properties import bind, load_suite, suite_path
 from checker.runner import GameModels, load_games
 
 

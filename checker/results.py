@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.lang.model import Config, Model
-from checker.properties import Property
+from checker.lang.properties import Property
 from checker.trace import Trace
 
 STATUSES = ("holds", "fails", "undecided", "error")

@@ -22,8 +22,8 @@ from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
+from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.limits import OutOfBudget, WorkLimit, allow_deep_expressions
-from checker.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.results import Result
 
 ENGINES = ("explicit", "symbolic", "auto")

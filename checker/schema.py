@@ -2,7 +2,7 @@
 
 The schemas describe shapes only: which keys a section takes, which are required, which values
 are names from a fixed list. Every key set is taken from the loader's own constants
-(`lang/build.py`, `properties.py`, `findings.py`, `lang/questions.py`), so a key the loader
+(`lang/build.py`, `lang/properties.py`, `findings.py`, `lang/questions.py`), so a key the loader
 learns appears here without a second list to keep; `tests/test_schema.py` holds the two to each
 other. The loader stays the authority: it also checks what a schema cannot (expressions, types,
 names that must exist, ranges) and gives every error with its file, line and column.
@@ -16,7 +16,7 @@ from typing import Any
 
 from checker import findings
 from checker.lang import build, questions
-from checker.properties import KINDS, OPTIONAL, VERDICTS
+from checker.lang.properties import KINDS, OPTIONAL, VERDICTS
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
 SCHEMA_DIR = ".rulecheck"  # where `rulecheck init` puts the schemas in a project

@@ -21,7 +21,7 @@ from checker.lang.build import load_model
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
-from checker.properties import bind, load_suite, properties_for, suite_path
+from checker.lang.properties import bind, load_suite, properties_for, suite_path
 from checker.report.evidence_files import CLAUSES_FILE
 from checker.trace import ReplayMismatch, Trace, changes, make_step
 from checker.trace_io import load_trace

@@ -22,8 +22,8 @@ from checker.explained import unexplained
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter
 from checker.lang.loader import model_files
+from checker.lang.properties import load_suite
 from checker.lint import coverage, question_coverage
-from checker.properties import load_suite
 from checker.report.evidence_files import CLAUSES_FILE, trace_document
 from checker.trace import NarrationMismatch, config_from_json, display_info, make_step, narrative, replay_path, states_from_json
 from tests.conftest import write

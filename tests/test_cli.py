@@ -13,7 +13,7 @@ import pytest
 from checker.engines.explicit import Budget
 from checker.evidence import build_trace
 from checker.lang.build import load_model
-from checker.properties import bind, load_suite
+from checker.lang.properties import bind, load_suite
 from checker.runner import CheckOptions, check_paths
 from checker.trace import ReplayMismatch
 from tests.conftest import rulecheck

@@ -81,7 +81,7 @@ def test_verify_reports_a_wrong_final_state(duel):
 def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
     from checker.evidence import confirm
     from checker.lang.interp import Interpreter
-    from checker.properties import bind, load_suite
+    from checker.lang.properties import bind, load_suite
     from checker.trace import ReplayMismatch, Trace
 
     model = load_model(write(tmp_path, MINI))
@@ -311,6 +311,6 @@ HUGE_PARAMS = MINI.replace("domains:\n", "domains:\n  big: {range: [1, 10000000]
 def test_budgets_bound_the_work_before_exploration(tmp_path, model, expr, args, gist):
     started = time.time()
     run = rulecheck("check", "--jobs", "1", "--no-write", "--readings", "default", "--property", "p", *args, cwd=mini_project(tmp_path, model, expr))
-    assert time.time() - started < 60
+    assert time.time() - started < 180  # unbudgeted, each would run for hours; generous for a loaded machine
     assert run.returncode == 1 and "undecided" in run.stdout and gist in run.stdout, run.stdout + run.stderr
     no_traceback(run)

@@ -14,8 +14,8 @@ from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter
 from checker.lang.model import Config
+from checker.lang.properties import load_suite
 from checker.lint import coverage, question_coverage
-from checker.properties import load_suite
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "supershow")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 
 from checker.lang.build import load_model
+from checker.lang.properties import load_suite
 from checker.lint import question_coverage
-from checker.properties import load_suite
 from checker.runner import CheckOptions, check_paths
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -10,13 +10,13 @@ import os
 import jsonschema
 import pytest
 
-from checker import findings, properties
+from checker import findings
 from checker.errors import RulecheckError
 from checker.findings import load_findings
-from checker.lang import build, questions
+from checker.lang import build, properties, questions
 from checker.lang.build import load_model
+from checker.lang.properties import load_suite
 from checker.lang.yamlsrc import load_yaml
-from checker.properties import load_suite
 from checker.schema import SCHEMAS, schema_files
 from tests.conftest import MINI, rulecheck
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from checker.engines.graph import CSRGraph, is_cyclic, reaches, shortest_path_within, strongly_connected
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 
 @dataclass

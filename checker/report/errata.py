@@ -15,7 +15,7 @@ import os
 
 from checker.findings import SuiteFinding, load_findings
 from checker.lang.model import Model
-from checker.properties import suite_path
+from checker.lang.properties import suite_path
 from checker.report.appendix import (
     assumptions_section,
     finding_questions,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from checker.findings import SuiteFinding
 from checker.lang.expr import Expr, SlotRef, walk
 from checker.lang.model import Model
-from checker.properties import bind
+from checker.lang.properties import bind
 from checker.results import Result
 
 SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.lang.compile import CompiledModel
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled

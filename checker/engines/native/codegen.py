@@ -19,7 +19,7 @@ from checker.lang.compile import Code, CompiledModel, Emitter, Instance, _lit
 from checker.lang.expr import Agg, Binary, Expr, ReadingRef, SlotRef
 from checker.lang.layout import Layout
 from checker.lang.model import Config, Model
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 WORD = 64
 STATE_KINDS = {"invariant": 0, "unreachable": 1, "reachable": 1}  # the predicate value that decides

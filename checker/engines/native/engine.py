@@ -27,7 +27,7 @@ from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
 from checker.engines.native.codegen import WORD, NativeSource
 from checker.lang.compile import CompiledModel
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4

@@ -27,7 +27,7 @@ from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.evidence import build_trace
 from checker.lang.model import Config, Model
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 from checker.results import Result
 
 MAX_INDUCTION_K = 8

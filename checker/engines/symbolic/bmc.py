@@ -20,7 +20,7 @@ from checker.engines.symbolic.unroll import Unrolling, query
 from checker.errors import ModellingError
 from checker.lang.interp import Interpreter
 from checker.lang.model import Config
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 SAFETY = ("invariant", "unreachable", "after", "deadlock-free", "deterministic")
 

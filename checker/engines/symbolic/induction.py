@@ -22,7 +22,7 @@ import z3
 from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
 from checker.engines.symbolic.unroll import Unrolling, query
 from checker.lang.expr import Expr
-from checker.properties import BoundProperty
+from checker.lang.properties import BoundProperty
 
 
 def property_error(u: Unrolling, prop: BoundProperty, i: int):
