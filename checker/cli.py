@@ -21,6 +21,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from checker.commands import add_commands
 from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
@@ -114,11 +115,12 @@ def main(debug: bool) -> None:
 def lint(paths: tuple[str, ...], details: bool) -> None:
     """Validate models (default: every model under models/) and report their size, clause coverage,
     review questions answered, citations by branch, and conditions no cited text explains."""
+    from checker.lint_scope import lint_scopes
     from checker.report.lint_table import lint_table
-    from checker.runner import load_games
 
-    games = load_games(_default_paths(paths))
-    table, notes = lint_table(games, details)
+    scopes = lint_scopes(_default_paths(paths))
+    games = [scope.game for scope in scopes]
+    table, notes = lint_table(scopes, details)
     console = _console()
     console.print(table)
     for line in notes:
@@ -151,8 +153,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="An earlier `--format json` output: report new, fixed and unchanged findings against it.")
 @click.option("--fail-on", type=click.Choice(["new", "unexpected", "any"]), default="unexpected", show_default=True, help="What makes exit status 1: a finding or unexpected result not in the baseline; a result differing from its expect; any finding or unexpected result.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False), help="Also write the results as a self-contained HTML report to this folder (as `rulecheck report --html`).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (every model of each game named, no
@@ -193,6 +196,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         from checker.report.sarif import write_sarif
 
         write_sarif(results, sarif_path, None if no_write else out, known_fingerprints(baseline) if baseline is not None else None)
+    if html_dir:
+        from checker.report.html import write_html
+
+        write_html(results, html_dir)
     comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)
@@ -491,6 +498,8 @@ def verify(traces: tuple[str, ...], models_dir: str) -> None:
     click.echo(f"{len(files)} trace(s), {len(files) - stale} confirmed, {stale} stale or edited")
     sys.exit(1 if stale else 0)
 
+
+add_commands(main)
 
 if __name__ == "__main__":
     main()

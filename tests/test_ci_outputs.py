@@ -219,7 +219,7 @@ def test_the_pre_commit_hook_runs_a_real_lint_command():
 
     with open(os.path.join(os.path.dirname(HERE), ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
         (hook,) = yaml.safe_load(handle)
-    assert hook["id"] == "rulecheck-lint" and hook["language"] == "python" and hook["pass_filenames"] is False
+    assert hook["id"] == "rulecheck-lint" and hook["language"] == "python" and hook["pass_filenames"] is True  # lint FILE lints what changed (tests/test_lint_scope.py)
     program, *args = hook["entry"].split()
     assert program == "rulecheck" and args == ["lint"]
     from checker.cli import main

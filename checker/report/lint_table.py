@@ -3,7 +3,6 @@ unexplained tests) and the notes printed under it."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from rich.table import Table
@@ -11,24 +10,21 @@ from rich.table import Table
 from checker.citation_check import game_citation_problems
 from checker.errors import RulecheckError
 from checker.explained import unexplained
-from checker.lang.build import load_model
-from checker.lang.loader import model_files
 from checker.lint import summarise
 
 if TYPE_CHECKING:
-    from checker.runner import GameModels
+    from checker.lint_scope import LintScope
 
 
-def lint_table(games: list[GameModels], details: bool) -> tuple[Table, list[str]]:
-    """The lint table of `games` and its notes; the first citation error is raised."""
+def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]]:
+    """The lint table of what `scopes` lint and its notes; the first citation error is raised."""
     table = Table(title="rulecheck lint", header_style="bold")
     for column in ("game", "model", "slots", "state bits", "actions", "readings", "assumptions", "clauses", "formalised", "assumed", "out of scope", "not yet handled", "accounted", "questions", "answered", "unexplained tests"):
         table.add_column(column, justify="left" if column in ("game", "model") else "right")
     notes: list[str] = []
-    for game in games:
-        folder = os.path.dirname(game.models[0].path)
-        siblings = [load_model(path) for path in model_files([folder])]  # a branch may exist only in some variants
-        errors, warnings = game_citation_problems(siblings)
+    for scope in scopes:
+        game = scope.game
+        errors, warnings = ([p for p in found if scope.owns(p.loc)] for found in game_citation_problems(scope.citing))
         if errors:
             raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
         notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)

@@ -1,0 +1,100 @@
+"""A game's page of the HTML report: the summary of results, the findings ranked as on the
+errata page (severity, clauses quoted, scenario, proposed wording, where it shows) each with a
+player for every distinct trace that shows it, and a picture of each model's phases."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from checker.report.appendix import verdict_line, where
+from checker.report.errata import CLASS_WORDS, suite_findings
+from checker.report.evidence_files import trace_identity
+from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
+from checker.report.html.page import esc, page, plain
+from checker.report.html.phase_graph import phase_svg
+from checker.report.html.player import player_html
+from checker.results import Result
+from checker.trace import to_json
+
+
+def game_page(folder: str, results: list[Result], impact_html: str = "") -> str:
+    models = list({r.model.id: r.model for r in results}.values())
+    entries = group_findings(results, suite_findings(results))
+    defects = [e for e in entries if e.severity != NOT_A_DEFECT]
+    combos = len({(r.model.id, r.reading_label) for r in results})
+    unexpected = [r for r in results if not r.matches]
+    counts = ", ".join(f"{sum(1 for e in defects if e.severity == s)} {s}" for s in SEVERITIES if any(e.severity == s for e in defects))
+    body = ['<p class="no-print"><a href="index.html">\u2190 all games</a></p>', f"<h1>{esc(models[0].game)}</h1>",
+            f"<p>{len(defects)} finding(s){f' ({esc(counts)})' if counts else ''} from {len({r.prop.id for r in results})} properties "
+            f"checked on {len(models)} model(s) under {combos} variant/reading combinations; "
+            f"{len(unexpected)} result(s) differ from the suite's <code>expect</code>.</p>"]
+    body.append("<h2>Findings</h2>")
+    if entries:
+        body.append("<ol>" + "".join(f'<li><a href="#{esc(_anchor(e))}">{esc(e.title)}</a> {_badge(e)}</li>' for e in entries) + "</ol>")
+    else:
+        body.append("<p>No failing property: no defect of the text found within the checked bounds.</p>")
+    for number, entry in enumerate(entries, start=1):
+        body.append(_finding(number, entry, combos))
+    body.append("<h2>Results</h2>")
+    body.append(_results_table(results))
+    if impact_html:
+        body.append("<h2>Readings: outcome odds</h2>" + impact_html)
+    body.append("<h2>Phases</h2>")
+    for model in models:
+        body.append(f"<h3>{esc(model.id)}</h3>\n{phase_svg(model)}")
+    return page(f"{models[0].game}: rulecheck report", "\n".join(body))
+
+
+def _anchor(entry: FindingEvidence) -> str:
+    return "finding-" + entry.id.lower().replace(" ", "-")
+
+
+def _badge(entry: FindingEvidence) -> str:
+    css = entry.severity if entry.severity in SEVERITIES else "none"
+    return f'<span class="sev sev-{css}">{esc(entry.severity)}</span>'
+
+
+def _finding(number: int, entry: FindingEvidence, combos: int) -> str:
+    model = entry.results[0].model
+    shown = len({(r.model.id, r.reading_label) for r in entry.results})
+    out = [f'<section class="finding" id="{esc(_anchor(entry))}">', f"<h3>{number}. {esc(entry.title)} {_badge(entry)}</h3>",
+           f"<p><b>Severity:</b> {esc(entry.severity)}: {esc(plain(entry.severity_reason))}. <b>Class:</b> {esc(CLASS_WORDS[entry.cls])}. "
+           f"Shown in {shown} of {combos} combinations.</p>"]
+    clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else [c for r in entry.results for c in r.prop.clauses]
+    for cid in dict.fromkeys(clauses):
+        clause = model.clauses.get(cid)
+        if clause is not None:
+            out.append(f'<blockquote>\u201c{esc(clause.says)}\u201d<div class="muted">\u2014 {esc(clause.at or cid)} ({esc(cid)})</div></blockquote>')
+    if entry.finding is not None:
+        out.append(f"<p><b>Scenario.</b> {esc(' '.join(entry.finding.scenario.split()))}</p>")
+        out.append(f"<p><b>Proposed wording.</b> {esc(entry.finding.proposed)}</p>")
+    else:
+        out.append(f"<p><i>Unfiled: no finding in the suite claims this failure yet. The property says: "
+                   f"{esc(entry.results[0].prop.says or entry.results[0].prop.id)}</i></p>")
+    out.append("<p><b>Where it shows:</b> " + esc(", ".join(f"{r.prop.id} in {plain(where(r))}" for r in entry.results)) + "</p>")
+    traces: dict[str, Result] = {}
+    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):
+        traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
+    for index, (key, result) in enumerate(traces.items()):
+        title = f"{result.prop.id}: {plain(where(result))} ({len(result.trace.steps)} steps, {result.trace.shape})"
+        player = player_html(result.trace, f"trace-{_anchor(entry)}-{key}", title)
+        out.append(player if index == 0 else f"<details><summary>Also: {esc(title)}</summary>\n{player}\n</details>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _results_table(results: list[Result]) -> str:
+    by_prop: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        by_prop[r.prop.id].append(r)
+    rows = []
+    for pid, rs in by_prop.items():
+        tally = {s: sum(1 for r in rs if r.status == s) for s in ("holds", "fails", "undecided", "error")}
+        unexpected = sum(1 for r in rs if not r.matches)
+        mark = '<td class="changed">' if unexpected else "<td>"
+        rows.append(f"<tr><td><code>{esc(pid)}</code></td><td>{esc(rs[0].prop.kind)}</td>"
+                    + "".join(f"<td>{tally[s]}</td>" for s in tally)
+                    + f"{mark}{unexpected}</td><td>{esc(plain(verdict_line(rs)))}</td></tr>")
+    head = "<tr><th>property</th><th>kind</th><th>holds</th><th>fails</th><th>undecided</th><th>error</th><th>unexpected</th><th>in words</th></tr>"
+    return f"<table>{head}{''.join(rows)}</table>"
+

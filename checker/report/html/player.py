@@ -1,0 +1,84 @@
+"""A trace as a player: the whole play written out (for print and without script) and the data
+the page's script steps through, in players' words: labels and display names, internal slots
+hidden, as in `rulecheck explain`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.report.html.page import esc, json_script
+from checker.trace import Trace, _View, element_name, to_json
+
+
+def player_data(trace: Trace) -> dict[str, Any]:
+    """Steps (text, clauses, shown changes) and the shown initial state (element -> value); the
+    script rebuilds each later state from the changes, which keeps a long trace of a large
+    state small."""
+    doc = to_json(trace)
+    view = _View(doc.get("display") or {})
+    steps = []
+    for step in doc["steps"]:
+        changes = []
+        for change in step["changes"]:
+            slot = change["element"].partition("[")[0]
+            if view.hidden(slot):
+                continue
+            changes.append([_shown_element(view, slot, change["element"]), view.value(slot, change["before"]), view.value(slot, change["after"])])
+        steps.append({"text": step["text"], "by": step["by"], "clauses": step["clauses"], "changes": changes})
+    return {"steps": steps, "initial": _shown_state(view, trace.initial), "loop_start": trace.loop_start, "shape": trace.shape, "note": trace.note}
+
+
+def shown_states(data: dict[str, Any]) -> list[dict[str, str]]:
+    """Every state of a player's data, as the script rebuilds them: the initial one, then each
+    step's changes applied."""
+    states = [dict(data["initial"])]
+    for step in data["steps"]:
+        states.append({**states[-1], **{name: after for name, _, after in step["changes"]}})
+    return states
+
+
+def _shown_element(view: _View, slot: str, element: str) -> str:
+    index = [part.rstrip("]") for part in element[len(slot):].split("[")[1:]]
+    return view.element(slot, index)
+
+
+def _shown_state(view: _View, state: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for slot, value in state.items():
+        if view.hidden(slot):
+            continue
+        if isinstance(value, dict):
+            for index, item in value.items():
+                out[_shown_element(view, slot, element_name(slot, index))] = view.value(slot, item)
+        else:
+            out[view.element(slot, [])] = view.value(slot, value)
+    return out
+
+
+def player_html(trace: Trace, element_id: str, title: str) -> str:
+    data = player_data(trace)
+    loop = trace.loop_start
+    items = []
+    for number, step in enumerate(data["steps"], start=1):
+        in_loop = loop is not None and number > loop
+        changes = "; ".join(f"<mark>{esc(name)}</mark> {esc(before)} \u2192 {esc(after)}" for name, before, after in step["changes"])
+        quotes = " ".join(f'<q title="{esc(c["at"] or c["id"])}">{esc(c["says"])}</q>' for c in step["clauses"])
+        opening = '<li class="in-loop">' if in_loop else "<li>"
+        items.append(f'{opening}{esc(step["text"])}'
+                     + (f' <span class="muted">{quotes}</span>' if quotes else "") + (f"<br>{changes}" if changes else "") + "</li>")
+    loop_note = (f'<p class="loop-note">\u21ba After step {len(data["steps"])} the play is back where it was after step {loop}: '
+                 "the marked steps repeat forever.</p>") if loop is not None else ""
+    final = shown_states(data)[-1]
+    rows = "".join(f'<tr data-el="{esc(name)}"><th>{esc(name)}</th><td>{esc(value)}</td></tr>' for name, value in final.items())
+    shown_note = data["note"] if "`" not in data["note"] else ""  # a model expression explains nothing to a designer
+    note = f'<p class="muted">{esc(shown_note)}</p>' if shown_note else ""
+    return (
+        f'<div class="player" tabindex="0" data-trace="{esc(element_id)}" aria-label="{esc(title)}">\n'
+        f"<h4>{esc(title)}</h4>\n{note}"
+        '<div class="controls no-print" hidden><button class="prev" type="button">\u2190 back</button>'
+        '<button class="next" type="button">forward \u2192</button> <span class="muted">or \u2190/\u2192 keys (Home, End) with the player focused</span></div>\n'
+        '<div class="view" aria-live="polite"></div>\n'
+        f'<ol class="steps">{"".join(items)}</ol>\n{loop_note}'
+        f'<details class="state-box"><summary>Whole state</summary><table class="state">{rows}</table></details>\n'
+        f"{json_script(element_id, data)}\n</div>"
+    )

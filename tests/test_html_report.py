@@ -1,0 +1,134 @@
+"""The HTML report: a self-contained site holding every finding and every distinct trace, with
+well-formed markup, player data that matches the traces, loops shown as loops, and phase pictures."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+from checker.report.errata import suite_findings
+from checker.report.evidence_files import trace_identity
+from checker.report.findings import group_findings
+from checker.report.html import write_html
+from checker.report.html.player import shown_states
+from checker.runner import CheckOptions, check_paths
+from checker.trace import element_name, to_json
+from tests.conftest import MINI, rulecheck, write
+
+VOID = {"meta", "br", "input", "img", "hr", "link", "path", "line", "ellipse", "circle", "source"}
+
+
+class Balanced(HTMLParser):
+    """Fails on an end tag that closes nothing open, and remembers the JSON data blocks."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.data: dict[str, str] = {}
+        self._json: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in VOID:
+            self.stack.append(tag)
+        attrs = dict(attrs)
+        if tag == "script" and attrs.get("type") == "application/json":
+            self._json = attrs["id"]
+            self.data[self._json] = ""
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-3:]}"
+        self.stack.pop()
+        if tag == "script":
+            self._json = None
+
+    def handle_data(self, data):
+        if self._json is not None:
+            self.data[self._json] += data
+
+
+def parse(text: str) -> Balanced:
+    parser = Balanced()
+    parser.feed(text)
+    parser.close()
+    assert parser.stack == [], parser.stack
+    return parser
+
+
+def assert_self_contained(text: str) -> None:
+    assert not re.search(r"https?://", text), re.search(r".{40}https?://.{40}", text)
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\((?!#)", text)
+
+
+LOOPING = MINI.replace("\nclauses:\n", """
+  shuffle:
+    by: turn
+    when: deck[low] > 0
+    do: {turn: succ(turn)}
+    rule: m-1
+clauses:
+""", 1)
+
+
+def test_the_site_holds_every_finding_and_trace(project):
+    suite = project / "properties" / "duel.yaml"
+    extra = "  - {id: alice-stays-low, kind: invariant, says: Alice never scores 2., expr: 'score[alice] < 2', clauses: [duel-2], expect: fails}\n"
+    suite.write_text(suite.read_text().replace("findings:", extra + "findings:"))
+    results = check_paths([str(project / "models")], CheckOptions())
+    paths = write_html(results, str(project / "site"))
+    assert sorted(p.rsplit("/", 1)[1] for p in paths) == ["duel.html", "index.html"]
+    index = (project / "site" / "index.html").read_text()
+    page = (project / "site" / "duel.html").read_text()
+    for text in (index, page):
+        assert_self_contained(text)
+        parse(text)
+    assert 'href="duel.html"' in index
+    entries = group_findings(results, suite_findings(results))
+    assert len(entries) >= 2  # the filed finding and an unfiled one
+    for entry in entries:
+        assert f'id="finding-{entry.id}"' in page and entry.title in page.replace("&quot;", '"').replace("&#x27;", "'")
+    data = parse(page).data
+    traced = {trace_identity(to_json(r.trace)): r for r in results if r.trace is not None}
+    assert traced and all(any(key in name for name in data) for key in traced)
+    for name, text in data.items():
+        player = json.loads(text)
+        result = next(r for key, r in traced.items() if key in name)
+        states = shown_states(player)
+        assert len(player["steps"]) == len(result.trace.steps) and len(states) == len(result.trace.steps) + 1
+        for number, step in enumerate(player["steps"], start=1):
+            for element, before, _after in step["changes"]:
+                assert element in player["initial"] and states[number - 1][element] == before  # every change names a shown element
+            assert step["clauses"] and all(c["says"] for c in step["clauses"])
+        # the duel names nothing and hides nothing, so the shown last state is the trace's, element by element
+        final = {element_name(slot, index): value for slot, v in result.trace.states()[-1].items()
+                 for index, value in (v.items() if isinstance(v, dict) else [((), v)])}
+        assert states[-1] == {k: str(v) for k, v in final.items()}
+    assert "<svg" in page and all(f">{phase}</text>" in page for phase in ("draw", "play", "done"))
+
+
+def test_a_lasso_is_shown_as_a_loop(tmp_path):
+    write(tmp_path, LOOPING, "mini.yaml")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: ends, kind: terminates, says: Every game ends., expect: fails}\n")
+    run = rulecheck("check", "--jobs", "1", "--no-write", "--html", "site", cwd=str(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    page = (tmp_path / "site" / "game.html").read_text()
+    assert_self_contained(page)
+    player = json.loads(next(iter(parse(page).data.values())))
+    states = shown_states(player)
+    assert states[-1] == states[player["loop_start"]]  # the loop ends where it began
+    assert player["shape"] == "lasso" and player["loop_start"] is not None
+    assert 'class="loop-note"' in page and page.count('<li class="in-loop">') == len(player["steps"]) - player["loop_start"]
+
+
+def test_report_command_and_odds(project):
+    run = rulecheck("report", "--html", "site", "--odds", "--jobs", "1", cwd=str(project))
+    assert run.returncode == 0, run.stderr
+    page = (project / "site" / "duel.html").read_text()
+    assert_self_contained(page)
+    parse(page)
+    assert "Readings: outcome odds" in page and page.count('class="bar"') >= 4  # two outcomes, default and tie=defender
+    assert 'data-trace="divergence-duel-tie-defender"' in page and "under tie=defender" in page  # where the readings part
