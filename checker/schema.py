@@ -16,6 +16,7 @@ from typing import Any
 
 from checker import findings
 from checker.lang import build, questions
+from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import KINDS, OPTIONAL, VERDICTS
 
 DRAFT = "http://json-schema.org/draft-07/schema#"
@@ -67,6 +68,8 @@ def model_schema() -> dict[str, Any]:
         "by": {**EXPR, "description": "chance, rules, or a player expression"},
         "for": {"type": "object", "additionalProperties": TEXT, "description": "parameter: domain"},
         "when": EXPR, "do": {"type": "object", "additionalProperties": EXPR}, "weight": EXPR,
+        "let": {"type": "object", "additionalProperties": EXPR, "description": "names bound for the action's expressions"},
+        "include": {**IDS, "description": "effect blocks (top-level `effects`) whose assignments come first"},
         "rule": IDS, "cite": {"type": "array", "items": closed({"when": EXPR, "rule": IDS}, {"when", "rule"}, ("when", "rule"))},
         "assumes": IDS, "only": {"type": "object", "additionalProperties": IDS},
         "text": {"anyOf": [TEXT, {"type": "array", "items": case}]},
@@ -76,7 +79,9 @@ def model_schema() -> dict[str, Any]:
         "id": {"type": "string", "pattern": f"^{build.MODEL_ID.pattern}$"},
         "source": {"anyOf": [TEXT, {"type": "object", "additionalProperties": TEXT}]},
         "abstract": {"type": "boolean"},
-        "extends": {**TEXT, "description": "path of the model this variant builds on"},
+        "extends": {"anyOf": [TEXT, {"type": "array", "items": TEXT}], "description": "path(s) of the model or fragments this variant builds on"},
+        "fragment": {"type": "boolean", "description": "sections that variants combine; not a model itself"},
+        "effects": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": EXPR}, "description": "named effect blocks that actions include"},
         "header": {"anyOf": [TEXT, {"type": "array", "items": TEXT}]},
         "players": {"type": "array", "items": _member()},
         "names": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": TEXT}},
@@ -96,17 +101,17 @@ def model_schema() -> dict[str, Any]:
         "remove_readings": {"type": "array", "items": TEXT},
         "clauses": clauses_map(),
     }
-    schema = closed(top, build.TOP_KEYS)
+    schema = closed(top, build.TOP_KEYS | {FRAGMENT_KEY})
     # Constants, readings and names merge field by field onto a base's, so a variant may give
     # some fields of an entry; the loader requires the rest of the merged entry.
     # A variant (`extends`) inherits the required sections from its base.
-    schema["if"] = {"required": ["extends"]}
+    schema["if"] = {"anyOf": [{"required": ["extends"]}, {"required": [FRAGMENT_KEY]}]}
     schema["else"] = {"required": list(build.REQUIRED_KEYS)}
     return _document("rulecheck model", "a model or variant: models/<game>/<model>.yaml", schema)
 
 
 def properties_schema() -> dict[str, Any]:
-    every_key = sorted(OPTIONAL.union(*KINDS.values()))
+    every_key = sorted(OPTIONAL.union(*(k.fields for k in KINDS.values())))
     described = {
         "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_\\-]*$"}, "kind": {"enum": list(KINDS)},
         "says": TEXT, "clauses": IDS, "variants": IDS, "answers": IDS,
@@ -118,8 +123,8 @@ def properties_schema() -> dict[str, Any]:
     }
     prop = closed(described, every_key, ("id", "kind"))
     prop["allOf"] = [{"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-                      "then": {"required": sorted(needed), "propertyNames": {"enum": sorted(OPTIONAL | needed)}}}
-                     for kind, needed in KINDS.items()]
+                      "then": {"required": sorted(spec.fields), "propertyNames": {"enum": sorted(OPTIONAL | spec.fields)}}}
+                     for kind, spec in KINDS.items()]
     finding = closed({"id": TEXT, "title": TEXT, "class": {"enum": list(findings.CLASSES)}, "scenario": TEXT, "proposed": TEXT,
                       "clauses": IDS, "properties": IDS, "readings": IDS, "variants": IDS},
                      set(findings.REQUIRED) | set(findings.OPTIONAL), findings.REQUIRED)

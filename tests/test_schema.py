@@ -15,6 +15,7 @@ from checker.errors import RulecheckError
 from checker.findings import load_findings
 from checker.lang import build, properties, questions
 from checker.lang.build import load_model
+from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import load_suite
 from checker.lang.yamlsrc import load_yaml
 from checker.schema import SCHEMAS, schema_files
@@ -57,7 +58,7 @@ def _keys(schema: dict) -> set[str]:
 def test_the_schema_takes_exactly_the_keys_the_loader_takes():
     model = SCHEMAS["model"]()
     top = model["properties"]
-    assert _keys(model) == build.TOP_KEYS
+    assert _keys(model) == build.TOP_KEYS | {FRAGMENT_KEY}  # the loader reads `fragment` before the model keys
     assert _keys(top["actions"]["additionalProperties"]) == build.ACTION_KEYS
     assert _keys(top["constants"]["additionalProperties"]) == build.CONSTANT_KEYS
     assert _keys(top["readings"]["additionalProperties"]) == build.READING_KEYS | build.READING_OPTIONAL
@@ -67,7 +68,7 @@ def test_the_schema_takes_exactly_the_keys_the_loader_takes():
     assert set(model["else"]["required"]) == set(build.REQUIRED_KEYS)
     suite = SCHEMAS["properties"]()
     prop = suite["properties"]["properties"]["items"]
-    assert _keys(prop) == properties.OPTIONAL.union(*properties.KINDS.values())
+    assert _keys(prop) == properties.OPTIONAL.union(*(k.fields for k in properties.KINDS.values()))
     assert set(prop["properties"]["kind"]["enum"]) == set(properties.KINDS)
     finding = suite["properties"]["findings"]["items"]
     assert _keys(finding) == set(findings.REQUIRED) | set(findings.OPTIONAL)
