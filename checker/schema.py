@@ -121,7 +121,7 @@ def properties_schema() -> dict[str, Any]:
         "measure": EXPR, "chance": {"enum": ["adversary", "expectation"]}, "value": {"type": ["string", "number"]},
         "expr": EXPR, "action": TEXT, "from": EXPR, "to": EXPR,
     }
-    prop = closed(described, every_key, ("id", "kind"))
+    prop = closed(described, set(every_key), ("id", "kind"))
     prop["allOf"] = [{"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
                       "then": {"required": sorted(spec.fields), "propertyNames": {"enum": sorted(OPTIONAL | spec.fields)}}}
                      for kind, spec in KINDS.items()]
