@@ -293,8 +293,9 @@ class ModelBuilder:
         import itertools
 
         out: dict[tuple, bool] = {}
+        flags = {k for k in node if isinstance(k, bool)}  # not `flag in node`: the int members 1 and 0 equal True and False
         for flag in (True, False):
-            if flag not in node:
+            if flag not in flags:
                 continue
             key_loc, raw = node.key_loc(flag), node[flag]
             if elem.type != BOOL:
