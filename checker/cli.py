@@ -131,7 +131,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--engine", type=click.Choice(["explicit", "symbolic", "auto"]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond.")
+@click.option("--engine", type=click.Choice(["explicit", "symbolic", "auto", "distributed"]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond; distributed: each exploration's states partitioned over the --cluster workers (state and transition properties, deadlock, determinism, coverage).")
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
@@ -149,13 +149,16 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
 @click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (compiled with numba), python (the reference), auto (native when installed).")
+@click.option("--cluster", metavar="ADDRESS", help="Run the explorations on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786), or `local`: a cluster of --jobs worker processes on this machine (needs the `cluster` extra).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False), help="An earlier `--format json` output: report new, fixed and unchanged findings against it.")
 @click.option("--fail-on", type=click.Choice(["new", "unexpected", "any"]), default="unexpected", show_default=True, help="What makes exit status 1: a finding or unexpected result not in the baseline; a result differing from its expect; any finding or unexpected result.")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), help="Also write the results as a self-contained HTML report to this folder (as `rulecheck report --html`).")
+@click.option("--witnesses", type=click.IntRange(min=1), default=None, metavar="N", help="Keep up to N witnesses of each `reachable` that holds (shortest plays to different states) and write them with the traces; without it one is kept and written only for properties with `witness: true`.")
+@click.option("--no-symmetry", is_flag=True, help="Explore every state of models that declare `symmetric` domains, not one per renaming.")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool) -> None:
     """Check models against their properties (default: every model under models/).
 
     Writes counterexample traces to --out and, on a full run (every model of each game named, no
@@ -174,6 +177,9 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
     options.backend = _backend(backend)
+    options.witnesses = witnesses or 1
+    options.symmetry = not no_symmetry
+    options.cluster = _cluster(cluster, engine)
     if free_constants or free_readings:
         if engine == "explicit":
             raise RulecheckError("--free-constants and --free-readings need --engine symbolic (or auto)")
@@ -181,10 +187,11 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if free_readings:
             options.readings = "default"  # one symbolic run covers every reading combination
     results = _run_checks(paths, options)
+    scenarios = _play_scenarios(paths, options) if not only else []
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
     if not no_write:
-        write_evidence(results, out, itf=itf, prune=full_run)
+        write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
             write_errata(results, errata_dir)
     found = _interactions(results) if readings_mode == "pairs" else []
@@ -207,11 +214,15 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
             doc["interactions"] = [i.to_json() for i in found]
         if comparison is not None:
             doc["baseline"] = comparison.to_json()
+        if scenarios:
+            doc["scenarios"] = [s.to_json() for s in scenarios]
         click.echo(json.dumps(doc, indent=2, default=str))
     elif fmt == "table" or verbose:
         print_results(results, _console())
+        for scenario in scenarios:
+            click.echo(f"scenario {scenario.id}: passes" if scenario.passed else scenario.located())
     else:
-        print_summary(results, _console(), None if no_write else out, time.monotonic() - started)
+        print_summary(results, _console(), None if no_write else out, time.monotonic() - started, scenarios)
     for interaction in found if fmt != "json" else []:
         click.echo(interaction.describe())
     for line in comparison.lines() if comparison is not None and fmt != "json" else []:
@@ -220,7 +231,14 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     if failures:
         click.echo("\n".join(failures), err=True)
         sys.exit(2)
-    sys.exit(1 if fails(fail_on, results, comparison) else 0)
+    sys.exit(1 if fails(fail_on, results, comparison) or not all(s.passed for s in scenarios) else 0)
+
+
+def _play_scenarios(paths: tuple[str, ...], options) -> list:
+    """The scenarios of the games checked (none when `--property` picks properties)."""
+    from checker.runner import load_games, play_scenarios
+
+    return play_scenarios(load_games(_default_paths(paths)), options)
 
 
 def _interactions(results: list) -> list:
@@ -258,6 +276,17 @@ def _backend(backend: str) -> str:
     if reason is not None:
         raise RulecheckError(f"--backend native: {reason}")
     return backend
+
+
+def _cluster(address: str | None, engine: str) -> str | None:
+    """--engine distributed needs --cluster; --cluster needs Dask installed (checked before loading anything)."""
+    from checker.cluster import require_dask
+
+    if engine == "distributed" and address is None:
+        raise RulecheckError("--engine distributed needs a cluster: add --cluster ADDRESS (or --cluster local)")
+    if address is not None:
+        require_dask("--cluster")
+    return address
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
+from checker.lang.compile import CompiledModel
 from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
@@ -89,18 +90,29 @@ def loop_note(deciders: frozenset[str], exits: bool | None) -> str:
 
 def reaches_terminal(interp: Interpreter, start: State) -> bool:
     """Whether some play from `start` reaches a terminal state: the whole closed set of states
-    reachable from it is explored, so a `False` is the proof that the game cannot end."""
-    seen = {freeze(start)}
-    stack = [start]
+    reachable from it is explored, so a `False` is the proof that the game cannot end.
+
+    The closed set is explored with the compiled successor function of the same configuration
+    (held equal to this interpreter state by state by the differential tests), because walking
+    it in the interpreter took over half of a Supershow check; the first expansion is checked
+    against the interpreter's own moves here, so a disagreement at the trace's end is caught."""
+    if interp.terminal(start):
+        return True
+    compiled = CompiledModel(interp.model, interp.config)
+    first = compiled.layout.pack(start)
+    interpreted = {freeze(move.post) for move in interp.transitions(start)}
+    if interpreted != {freeze(compiled.layout.unpack(post)) for _, post in compiled.successors(first)}:
+        raise ReplayMismatch("the compiled and interpreted moves differ at the trace's last state")
+    seen = {first}
+    stack = [first]
     while stack:
         state = stack.pop()
-        if interp.terminal(state):
+        if compiled.terminal(state):
             return True
-        for move in interp.transitions(state):
-            key = freeze(move.post)
-            if key not in seen:
-                seen.add(key)
-                stack.append(move.post)
+        for _, post in compiled.successors(state):
+            if post not in seen:
+                seen.add(post)
+                stack.append(post)
     return False
 
 

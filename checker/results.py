@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from checker.evidence import build_trace
+from checker.lang.interp import State
 from checker.lang.model import Config, Model
-from checker.lang.properties import Property
+from checker.lang.properties import BoundProperty, Property
+from checker.lang.property_kinds import KINDS
 from checker.trace import Trace
 from checker.verdict import EngineName, Status
 
@@ -28,6 +31,21 @@ class Result:
     trace: Trace | None = None
     detail: str = ""
     proof: bool = True  # False for a `holds` that only holds within a bound
+    witness_paths: tuple[list[State], ...] = ()  # reachable, when it holds: shortest plays to different states satisfying it
+    witness_of: BoundProperty | None = None  # the property the witness paths are replayed against
+    _witnesses: list[Trace] | None = field(default=None, repr=False)
+
+    @property
+    def witnesses(self) -> list[Trace]:
+        """The witness paths as traces, replayed and confirmed in the interpreter like every
+        counterexample, on first use: replaying costs about as much as a small exploration, and
+        most runs (the summary, the errata) never show a witness."""
+        if self._witnesses is None:
+            prop = self.witness_of
+            assert prop is not None or not self.witness_paths
+            note = KINDS[self.prop.kind].violation.format(expr=self.prop.texts["expr"][0]) if self.witness_paths else ""
+            self._witnesses = [build_trace(self.model, self.config, prop, path, "path", note) for path in self.witness_paths]  # type: ignore[arg-type]
+        return self._witnesses
 
     @property
     def reading_label(self) -> str:

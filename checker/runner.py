@@ -6,11 +6,16 @@ each failure is replayed into a trace before it becomes part of a `Result`.
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker import cluster
+from checker.dispatch import Pool, SerialPool, process_pool, run_in_order
+from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
 from checker.engines.native import ExplicitEngine
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
@@ -21,8 +26,11 @@ from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
+from checker.lang.scenarios import Scenario, bind_scenario, load_scenarios
+from checker.lang.symmetry import check_expressions, check_symmetric
 from checker.limits import OutOfBudget, allow_deep_expressions
 from checker.results import Result
+from checker.scenario_run import ScenarioResult, scenario_results
 from checker.verdict import EngineName, Status, Verdict
 
 ENGINES = (*EngineName, "auto")
@@ -39,10 +47,13 @@ class CheckOptions:
     depth: int = 30  # symbolic: the deepest unrolling
     free_constants: bool = False  # symbolic: constants (tables cell by cell) free within their declared ranges
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
-    jobs: int = 1  # worker processes for independent explorations
+    jobs: int = 1  # worker processes for independent explorations (with cluster `local`: its workers)
+    cluster: str | None = None  # a Dask scheduler's address, or `local`: explorations run there
     backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
+    witnesses: int = 1  # reachable: how many witnesses (shortest plays to different states) a result keeps
+    symmetry: bool = True  # explicit engine: reduce by the model's `symmetric` domains
 
 
 @dataclass
@@ -53,6 +64,7 @@ class GameModels:
     models: list[Model]
     suite: list[Property]
     findings: list[SuiteFinding] = field(default_factory=list)
+    scenarios: list[Scenario] = field(default_factory=list)
 
 
 def load_games(paths: list[str]) -> list[GameModels]:
@@ -73,6 +85,8 @@ def load_games(paths: list[str]) -> list[GameModels]:
         everything = [load_model(path) for path in model_files([folder])] if folder else []
         models = [m for m in everything if os.path.normpath(m.path) in {os.path.normpath(w) for w in wanted}]
         models = models or [load_model(path) for path in wanted]
+        for model in everything or models:
+            check_symmetric(model)
         path = suite_path(models[0].path)
         if not os.path.isfile(path):
             warn(f"no property suite {os.path.relpath(path)}: only the generic properties are checked", Loc(models[0].path, 1, 1))
@@ -85,13 +99,28 @@ def load_games(paths: list[str]) -> list[GameModels]:
             check_expect_names(prop, [m for m in everything if not m.abstract] or everything or models)
             for model in everything or models:
                 if prop.applies_to(model):
-                    bind(prop, model)
+                    check_symmetric_property(model, bind(prop, model))
         findings = load_findings(suite_path(models[0].path))
         property_ids = {p.id for p in suite} | set(GENERIC)
         for finding in findings:
             check_finding_names(finding, property_ids, everything or models)
-        games.append(GameModels(models[0].folder, models, suite, findings))
+        scenarios = load_scenarios(suite_path(models[0].path))
+        for scenario in scenarios:
+            for model in everything or models:
+                if scenario.applies_to(model) and not model.abstract:
+                    bind_scenario(scenario, model)
+        games.append(GameModels(models[0].folder, models, suite, findings, scenarios))
     return games
+
+
+def check_symmetric_property(model: Model, prop: BoundProperty) -> None:
+    """A property of a model declared `symmetric` must not single out a member either."""
+    if not model.symmetric:
+        return
+    if prop.kind == "value":
+        raise RulecheckError(f"property `{prop.id}`: a `value` property needs the unreduced game; `symmetric` models do not have it", prop.prop.loc)
+    where = f"property `{prop.id}`"
+    check_expressions(model, [(where, e, prop.prop.loc) for e in (prop.expr, prop.source, prop.target, prop.measure)])
 
 
 def check_selection(games: list[GameModels], options: CheckOptions) -> None:
@@ -211,6 +240,8 @@ class Job:
     depth: int
     free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
     backend: str = "auto"
+    witnesses: int = 1
+    symmetry: bool = True
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -221,16 +252,16 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
     groups: dict[tuple, list[tuple[int, Config]]] = {}
     for position, config in enumerate(reading_configs(model, options.readings, options.pinned, constants)):
         key = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
-        if options.engine != "explicit":
+        if options.engine not in ("explicit", "distributed"):
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend) for configs in groups.values()]
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
     allow_deep_expressions()  # also in worker processes
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend)
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend, witnesses=job.witnesses, symmetry=job.symmetry)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
@@ -280,7 +311,11 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         # the symbolic engine answers for all of them
         return symbolic_results(model, config, props, options), None
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
-    engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
+    engine: ExplicitEngine | DistributedEngine
+    if options.engine == "distributed":
+        engine = DistributedEngine(cluster.current())
+    else:
+        engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
     try:
         verdicts = engine.decide(model, config, props, options)
     except OutOfBudget as exc:
@@ -347,7 +382,24 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
         result.trace = build_trace(model, cfg, prop, verdict.path, verdict.shape, verdict.note, verdict.loop_start, verdict.last_action, verdict.branches, verdict.loop_exits)
         if result.trace.loop_deciders is not None:
             result.detail = describe_deciders(result.trace.loop_deciders)
+    elif verdict.has_witness:
+        assert verdict.path is not None
+        result.witness_paths, result.witness_of = (verdict.path, *verdict.more_witnesses), prop
     return result
+
+
+def play_scenarios(games: list[GameModels], options: CheckOptions) -> list[ScenarioResult]:
+    """Every scenario of the games, on every model it applies to, under the default readings
+    with `--reading` and `--set` applied and the scenario's own `readings` on top."""
+    out = []
+    for game in games:
+        for model in game.models:
+            mine = [bind_scenario(s, model) for s in game.scenarios if s.applies_to(model)]
+            if model.abstract or not mine:
+                continue
+            config = reading_configs(model, "default", options.pinned, parse_constants(model, options.constants))[0]
+            out += scenario_results(model, config, mine)
+    return out
 
 
 def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
@@ -362,24 +414,17 @@ def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
 
 
 def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
-    """Run jobs (in parallel worker processes when options.jobs > 1) and return the results in
+    """Run jobs on the pool the options choose (`checker.dispatch`) and return the results in
     the order a serial run gives: model by model, reading combination by reading combination."""
-    if options.jobs > 1 and len(jobs) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        outputs = []
-        with ProcessPoolExecutor(max_workers=min(options.jobs, len(jobs))) as pool:
-            for done, output in enumerate(pool.map(run_job, jobs), start=1):
-                outputs.append(output)
-                if options.on_jobs_done is not None:
-                    options.on_jobs_done(done, len(jobs))
-        models = {job.model.path: job.model for job in jobs}
-        for output in outputs:
-            for _, batch in output:
-                for result in batch:
-                    result.model = models[result.model.path]  # one model object per file, as in a serial run
-    else:
-        outputs = [run_job(job, options.on_progress) for job in jobs]
+    with _pool(options, jobs) as pool:
+        serial = isinstance(pool, SerialPool)
+        job_fn = functools.partial(run_job, on_progress=options.on_progress) if serial else run_job
+        outputs = run_in_order(job_fn, jobs, pool, None if serial else options.on_jobs_done)
+    models = {job.model.path: job.model for job in jobs}
+    for output in outputs:
+        for _, batch in output:
+            for result in batch:
+                result.model = models[result.model.path]  # one model object per file, as in a serial run
     by_model: dict[str, list[tuple[int, list[Result]]]] = {}
     order: list[str] = []
     for job, output in zip(jobs, outputs):
@@ -391,3 +436,17 @@ def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
         for _, batch in sorted(by_model[path], key=lambda item: item[0]):
             results.extend(batch)
     return results
+
+
+@contextmanager
+def _pool(options: CheckOptions, jobs: list[Job]) -> Iterator[Pool]:
+    """Where the jobs run: on the cluster (the distributed engine drives its workers from this
+    process, one exploration at a time), in `--jobs` worker processes, or here."""
+    if options.cluster is not None:
+        with cluster.session(options.cluster, options.jobs, [job.model.path for job in jobs]) as on_cluster:
+            yield SerialPool() if options.engine == "distributed" else on_cluster
+    elif options.jobs > 1 and len(jobs) > 1:
+        with process_pool(min(options.jobs, len(jobs))) as pool:
+            yield pool
+    else:
+        yield SerialPool()

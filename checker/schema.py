@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from checker import findings
-from checker.lang import build, questions
+from checker.lang import build, questions, scenarios
 from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import KINDS, OPTIONAL, VERDICTS
 
@@ -62,12 +62,15 @@ def model_schema() -> dict[str, Any]:
                       "default": TEXT, "answers": IDS}, build.READING_KEYS | build.READING_OPTIONAL)
     assumption = closed({"id": TEXT, "clauses": IDS, "says": TEXT, "why": TEXT, "answers": IDS},
                         build.ASSUMPTION_KEYS, ("id", "clauses", "says", "why"))
-    slot = {"anyOf": [slot_type, closed({"type": slot_type, "of": IDS, "label": TEXT, "internal": {"type": "boolean"}}, build.SLOT_KEYS, ("type",))]}
+    pile = closed({"type": {"const": "pile"}, "holds": {**TEXT, "description": "the type of its cards: bool, int[LO..HI] or a domain"},
+                   "size": {"type": "integer", "minimum": 1, "description": "the most cards it holds"},
+                   "of": IDS, "label": TEXT, "internal": {"type": "boolean"}}, build.SLOT_KEYS | build.PILE_KEYS, ("type", "holds", "size"))
+    slot = {"anyOf": [slot_type, closed({"type": slot_type, "of": IDS, "label": TEXT, "internal": {"type": "boolean"}}, build.SLOT_KEYS, ("type",)), pile]}
     case = closed({"when": EXPR, "say": TEXT}, {"when", "say"}, ("say",))
     action = closed({
         "by": {**EXPR, "description": "chance, rules, or a player expression"},
         "for": {"type": "object", "additionalProperties": TEXT, "description": "parameter: domain"},
-        "when": EXPR, "do": {"type": "object", "additionalProperties": EXPR}, "weight": EXPR,
+        "when": EXPR, "do": {"type": "object", "additionalProperties": {"anyOf": [EXPR, {"type": "array", "description": "a pile, top first"}]}}, "weight": EXPR,
         "let": {"type": "object", "additionalProperties": EXPR, "description": "names bound for the action's expressions"},
         "include": {**IDS, "description": "effect blocks (top-level `effects`) whose assignments come first"},
         "rule": IDS, "cite": {"type": "array", "items": closed({"when": EXPR, "rule": IDS}, {"when", "rule"}, ("when", "rule"))},
@@ -81,7 +84,7 @@ def model_schema() -> dict[str, Any]:
         "abstract": {"type": "boolean"},
         "extends": {"anyOf": [TEXT, {"type": "array", "items": TEXT}], "description": "path(s) of the model or fragments this variant builds on"},
         "fragment": {"type": "boolean", "description": "sections that variants combine; not a model itself"},
-        "effects": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": EXPR}, "description": "named effect blocks that actions include"},
+        "effects": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {"anyOf": [EXPR, {"type": "array"}]}}, "description": "named effect blocks that actions include"},
         "header": {"anyOf": [TEXT, {"type": "array", "items": TEXT}]},
         "players": {"type": "array", "items": _member()},
         "names": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": TEXT}},
@@ -100,6 +103,7 @@ def model_schema() -> dict[str, Any]:
         "remove_actions": {"type": "array", "items": TEXT},
         "remove_readings": {"type": "array", "items": TEXT},
         "clauses": clauses_map(),
+        "symmetric": {"anyOf": [TEXT, {"type": "array", "items": TEXT}], "description": "enum domains whose members the rules treat alike (symmetry reduction)"},
     }
     schema = closed(top, build.TOP_KEYS | {FRAGMENT_KEY})
     # Constants, readings and names merge field by field onto a base's, so a variant may give
@@ -111,7 +115,7 @@ def model_schema() -> dict[str, Any]:
 
 
 def properties_schema() -> dict[str, Any]:
-    every_key = sorted(OPTIONAL.union(*(k.fields for k in KINDS.values())))
+    every_key = sorted(OPTIONAL.union(*(k.fields | k.optional for k in KINDS.values())))
     described = {
         "id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_\\-]*$"}, "kind": {"enum": list(KINDS)},
         "says": TEXT, "clauses": IDS, "variants": IDS, "answers": IDS,
@@ -120,16 +124,26 @@ def properties_schema() -> dict[str, Any]:
         "within": {"type": "integer", "minimum": 1}, "depth": {"type": "integer", "minimum": 1},
         "measure": EXPR, "chance": {"enum": ["adversary", "expectation"]}, "value": {"type": ["string", "number"]},
         "expr": EXPR, "action": TEXT, "from": EXPR, "to": EXPR,
+        "witness": {"type": "boolean", "description": "reachable: save its witness with the evidence on every run"},
     }
     prop = closed(described, set(every_key), ("id", "kind"))
     prop["allOf"] = [{"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-                      "then": {"required": sorted(spec.fields), "propertyNames": {"enum": sorted(OPTIONAL | spec.fields)}}}
+                      "then": {"required": sorted(spec.fields), "propertyNames": {"enum": sorted(OPTIONAL | spec.fields | spec.optional)}}}
                      for kind, spec in KINDS.items()]
     finding = closed({"id": TEXT, "title": TEXT, "class": {"enum": list(findings.CLASSES)}, "scenario": TEXT, "proposed": TEXT,
                       "clauses": IDS, "properties": IDS, "readings": IDS, "variants": IDS},
                      set(findings.REQUIRED) | set(findings.OPTIONAL), findings.REQUIRED)
+    step = {"anyOf": [{**TEXT, "description": "an action's name"},
+                      {"type": "object", "minProperties": 1, "maxProperties": 1, "description": "action: {parameter: value}",
+                       "additionalProperties": {"anyOf": [{"type": "null"}, {"type": "object", "additionalProperties": {"type": ["string", "integer", "boolean"]}}]}}]}
+    scenario = closed({"id": TEXT, "says": TEXT, "clauses": IDS, "variants": IDS,
+                       "readings": {"type": "object", "additionalProperties": TEXT, "description": "reading: option, on top of the defaults"},
+                       "start": {**EXPR, "description": "which initial states it starts from (default: any)"},
+                       "steps": {"type": "array", "items": step}, "reaches": {**EXPR, "description": "what the last state must satisfy"}},
+                      set(scenarios.KEYS), scenarios.REQUIRED)
     suite = closed({"game": {**TEXT, "description": "the folder under models/"}, "properties": {"type": "array", "items": prop},
-                    "findings": {"type": "array", "items": finding}}, {"game", "properties", "findings"}, ("properties",))
+                    "findings": {"type": "array", "items": finding}, "scenarios": {"type": "array", "items": scenario}},
+                   {"game", "properties", "findings", "scenarios"}, ("properties",))
     return _document("rulecheck property suite", "properties/<game>.yaml", suite)
 
 

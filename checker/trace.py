@@ -17,6 +17,8 @@ from typing import Any
 from checker.errors import RulecheckError
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.model import Action, Config, Model, Narration
+from checker.lang.piles import fold, lengths_of, unfold
+from checker.lang.property_kinds import KINDS
 
 TRACE_FORMAT = "rulecheck-trace"
 TRACE_VERSION = 1
@@ -71,7 +73,11 @@ def element_name(slot: str, index: tuple) -> str:
     return slot + "".join(f"[{i}]" for i in index)
 
 
-def changes(before: State, after: State) -> list[tuple[str, Any, Any]]:
+def changes(before: State, after: State, piles: dict[str, str] | None = None) -> list[tuple[str, Any, Any]]:
+    """What a step changed, element by element; a pile (`piles`: name -> length slot) changes
+    as a whole, its list of cards top first."""
+    if piles:
+        before, after = fold(piles, before), fold(piles, after)
     out = []
     for name, value in after.items():
         if isinstance(value, dict):
@@ -123,7 +129,7 @@ def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:
     params = dict(move.params)
     fired = fired_clauses(interp, action, params, pre)
     clauses = tuple((cid, model.clauses[cid].says) for cid in fired)
-    step = Step(move.action, params, move.actor, clauses, changes(pre, move.post), move.post, "")
+    step = Step(move.action, params, move.actor, clauses, changes(pre, move.post, lengths_of(model.piles)), move.post, "")
     step.places = {cid: model.clauses[cid].at for cid in fired}
     step.text = step_text(interp, action, step, pre)
     said = {a.id: a.says for a in model.assumptions}
@@ -172,9 +178,13 @@ def _fill(model: Model, action: Action, narration: Narration, values: dict[str, 
 
 def display_info(model: Model) -> dict[str, Any]:
     """What a narrative needs to show a saved trace in players' terms: per slot its label,
-    whether it is internal, and the domains of its value and indices; display names of members."""
+    whether it is internal, and the domains of its value and indices; display names of members.
+    A pile shows as one slot indexed by its outer domains; `piles` names each one's length slot."""
     slots = {}
+    lengths = lengths_of(model.piles)
     for name, slot in model.slots.items():
+        if name in lengths.values():
+            continue
         entry: dict[str, Any] = {}
         if slot.label:
             entry["label"] = slot.label
@@ -182,10 +192,21 @@ def display_info(model: Model) -> dict[str, Any]:
             entry["internal"] = True
         if slot.elem.type.kind == "enum":
             entry["value"] = slot.elem.type.domain
-        if slot.dims:
-            entry["index"] = [d.name for d in slot.dims]
+        dims = slot.dims[:-1] if name in lengths else slot.dims
+        if dims:
+            entry["index"] = [d.name for d in dims]
         slots[name] = entry
-    return {"slots": slots, "names": {d: dict(m) for d, m in model.names.items() if m}}
+    info: dict[str, Any] = {"slots": slots, "names": {d: dict(m) for d, m in model.names.items() if m}}
+    if lengths:
+        info["piles"] = lengths
+    return info
+
+
+def is_witness(kind: str, shape: str | None) -> bool:
+    """A trace of this property kind and shape shows that the property holds (a `reachable`
+    state), not that it fails."""
+    row = KINDS.get(kind)
+    return row is not None and row.keeps_witness and shape == "path"
 
 
 def narrative(doc: dict[str, Any]) -> str:
@@ -199,6 +220,8 @@ def narrative(doc: dict[str, Any]) -> str:
     lines = [f"# {prop['id']} ({prop['kind']}): {doc['game']}, model `{doc['model']}`", ""]
     readings = ", ".join(f"{k}={v}" for k, v in doc["readings"].items()) or "none"
     lines += [f"Readings: {readings}.", ""]
+    if doc.get("display", {}).get("piles"):
+        lines += ["Piles are listed top card first.", ""]
     if prop.get("says"):
         lines += [f"> {prop['says']}", ""]
     lines.append(f"0. Start: {view.state(doc['initial'])}")
@@ -214,7 +237,7 @@ def narrative(doc: dict[str, Any]) -> str:
     if doc.get("outcome") is not None:
         lines.append(f"\nOutcome: {view.name(None, doc['outcome'])}.")
     if doc.get("note"):
-        lines += ["", f"**Why this breaks it:** {doc['note']}"]
+        lines += ["", f"**{'What it shows' if is_witness(prop['kind'], doc.get('shape')) else 'Why this breaks it'}:** {doc['note']}"]
     return "\n".join(lines) + "\n"
 
 
@@ -240,6 +263,8 @@ class _View:
         return shown + "".join(f"[{self.name(d, i)}]" for d, i in zip(domains, index))
 
     def value(self, slot: str, value: Any) -> str:
+        if isinstance(value, list):  # a pile, top first
+            return "[" + ", ".join(self.value(slot, card) for card in value) + "]" if value else "empty"
         if isinstance(value, bool):
             return "yes" if value else "no"
         return self.name(self.slots.get(slot, {}).get("value"), value)
@@ -280,15 +305,25 @@ class _View:
             else:
                 quoted.add(key)
                 cites.append(f"the model's {key}, not the text: {assumption['says']}")
+        cite = f" ({'; '.join(cites)})" if cites else ""
+        return f"{step['text']}{cite}. {self.changes(step['changes']) or 'nothing visible changes'}."
+
+    def changes(self, changes: list[dict[str, Any]]) -> str:
+        """What a step changed that players see, in their terms ("" when nothing shown changed)."""
         shown = []
-        for change in step["changes"]:
+        for change in changes:
             slot, _, rest = change["element"].partition("[")
             if self.hidden(slot):
                 continue
             index = rest.rstrip("]").split("][") if rest else []
             shown.append(f"{self.element(slot, index)} {self.value(slot, change['before'])}\u2192{self.value(slot, change['after'])}")
-        cite = f" ({'; '.join(cites)})" if cites else ""
-        return f"{step['text']}{cite}. {', '.join(shown) or 'nothing visible changes'}."
+        return ", ".join(shown)
+
+
+def visible_changes(display: dict[str, Any], step: Step) -> str:
+    """A step's changes as a narrative shows them (internal slots hidden, labels and display
+    names used), for views that show one step outside a whole trace (a divergence's two sides)."""
+    return _View(display).changes(_step_json(step)["changes"])
 
 
 # -- reading saved traces back -----------------------------------------------------------------
@@ -297,13 +332,22 @@ def _index(domains: tuple, key: str) -> tuple:
     return tuple(p if d.is_enum else int(p) for d, p in zip(domains, parts))
 
 
-def state_from_json(model: Model, data: dict[str, Any]) -> State:
-    """A saved state (arrays keyed `a/b`) as the interpreter's state."""
-    state: State = {}
+def _shown_from_json(model: Model, data: dict[str, Any]) -> dict[str, Any]:
+    """A saved state with its keys read back (arrays keyed `a/b`), piles still as lists."""
+    shown: dict[str, Any] = {}
+    lengths = lengths_of(model.piles)
     for name, slot in model.slots.items():
+        if name in lengths.values():
+            continue
+        dims = slot.dims[:-1] if name in lengths else slot.dims
         value = data[name]
-        state[name] = {_index(slot.dims, k): v for k, v in value.items()} if slot.dims else value
-    return state
+        shown[name] = {_index(dims, k): v for k, v in value.items()} if dims else value
+    return shown
+
+
+def state_from_json(model: Model, data: dict[str, Any]) -> State:
+    """A saved state (arrays keyed `a/b`, piles as lists top first) as the interpreter's state."""
+    return unfold(model.piles, _shown_from_json(model, data))
 
 
 def config_from_json(model: Model, doc: dict[str, Any]) -> Config:
@@ -317,18 +361,19 @@ def config_from_json(model: Model, doc: dict[str, Any]) -> Config:
 
 def states_from_json(model: Model, doc: dict[str, Any]) -> list[State]:
     """Every state of a saved trace: the initial one, then each step's changes applied."""
-    states = [state_from_json(model, doc["initial"])]
+    shown = [_shown_from_json(model, doc["initial"])]
+    lengths = lengths_of(model.piles)
     for step in doc["steps"]:
-        state = {k: (dict(v) if isinstance(v, dict) else v) for k, v in states[-1].items()}
+        state = {k: (dict(v) if isinstance(v, dict) else v) for k, v in shown[-1].items()}
         for change in step["changes"]:
             slot, _, rest = change["element"].partition("[")
             if rest:
-                index = _index(model.slots[slot].dims, "/".join(rest.rstrip("]").split("][")))
-                state[slot][index] = change["after"]
+                dims = model.slots[slot].dims[:-1] if slot in lengths else model.slots[slot].dims
+                state[slot][_index(dims, "/".join(rest.rstrip("]").split("][")))] = change["after"]
             else:
                 state[slot] = change["after"]
-        states.append(state)
-    return states
+        shown.append(state)
+    return [unfold(model.piles, state) for state in shown]
 
 
 # -- serialisation ----------------------------------------------------------------------------
@@ -356,7 +401,7 @@ def to_json(trace: Trace) -> dict[str, Any]:
         "loop_start": trace.loop_start,
         "note": trace.note,
         "outcome": trace.outcome,
-        "initial": _jsonable_state(trace.initial),
+        "initial": _jsonable_state(fold(trace.display.get("piles", {}), trace.initial)),
         "steps": [_step_json(step) for step in trace.steps],
         "branches": [_step_json(step) for step in trace.branches],
         "display": trace.display,
@@ -387,6 +432,8 @@ def to_itf(trace: Trace) -> dict[str, Any]:
             return v
         if isinstance(v, int):
             return {"#bigint": str(v)}
+        if isinstance(v, list):  # a pile, top first: an ITF list
+            return [value(x) for x in v]
         return v
 
     def key(k: tuple) -> Any:
@@ -398,11 +445,12 @@ def to_itf(trace: Trace) -> dict[str, Any]:
             out[name] = {"#map": [[key(k), value(x)] for k, x in v.items()]} if isinstance(v, dict) else value(v)
         return out
 
-    states = [state(trace.initial, 0, "init")]
-    states += [state(step.state, i, step.action) for i, step in enumerate(trace.steps, start=1)]
-    variables = ["action_taken", *trace.initial.keys()]
+    piles = trace.display.get("piles", {})
+    states = [state(fold(piles, trace.initial), 0, "init")]
+    states += [state(fold(piles, step.state), i, step.action) for i, step in enumerate(trace.steps, start=1)]
+    variables = ["action_taken", *fold(piles, trace.initial).keys()]
     doc: dict[str, Any] = {
-        "#meta": {"format": "ITF", "source": trace.model, "description": f"rulecheck counterexample for {trace.property_id}"},
+        "#meta": {"format": "ITF", "source": trace.model, "description": f"rulecheck {'witness' if is_witness(trace.property_kind, trace.shape) else 'counterexample'} for {trace.property_id}"},
         "vars": variables,
         "states": states,
     }

@@ -7,7 +7,7 @@ import json
 from checker.errors import Loc, RulecheckError
 from checker.lang.yamlsrc import read_text
 from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, clause_quotes, trace_document
-from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative
+from checker.trace import TRACE_FORMAT, TRACE_VERSION, is_witness, narrative
 
 
 def load_trace(path: str) -> dict:
@@ -40,8 +40,10 @@ def _check_version(path: str, doc: dict, supported: int) -> None:
 def load_trace_narrative(path: str) -> str:
     """The play-by-play of a saved trace; for an evidence file, followed by every combination it witnesses."""
     doc = _load_json(path)
-    text = narrative(load_trace(path))
+    trace = load_trace(path)
+    text = narrative(trace)
     if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
         combos = [f"`{w['variant']}`" + ("" if w["reading"] == "default" else f" with `{w['reading']}`") for w in doc.get("witnesses", [])]
-        text += f"\nThe same play breaks the property in {len(combos)} combination(s): {', '.join(combos)}.\n"
+        does = "shows it reachable" if is_witness(trace["property"]["kind"], trace.get("shape")) else "breaks the property"
+        text += f"\nThe same play {does} in {len(combos)} combination(s): {', '.join(combos)}.\n"
     return text

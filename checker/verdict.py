@@ -28,6 +28,7 @@ class Status(StrEnum):
 class EngineName(StrEnum):
     EXPLICIT = "explicit"
     SYMBOLIC = "symbolic"
+    DISTRIBUTED = "distributed"  # the explicit search, partitioned over a Dask cluster's workers
 
 
 @dataclass
@@ -51,6 +52,12 @@ class Verdict:
     last_action: str | None = None  # after: the action of the final step
     branches: tuple[tuple[str, dict[str, Any]], ...] = ()  # deterministic: the disagreeing moves
     loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left (None: not known)
+    more_witnesses: tuple[list[State], ...] = ()  # reachable: further witnesses, each to another end state
+
+    @property
+    def has_witness(self) -> bool:
+        """The path shows that a property which holds does (a reachable state), not a failure."""
+        return bool(self.path) and self.status is Status.HOLDS and self.shape == "path"
 
     @property
     def has_evidence(self) -> bool:

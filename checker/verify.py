@@ -21,6 +21,7 @@ from checker.lang.build import load_model
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
+from checker.lang.piles import lengths_of, unfold
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
 from checker.report.evidence_files import CLAUSES_FILE
 from checker.trace import ReplayMismatch, Trace, changes, make_step
@@ -98,7 +99,7 @@ def _replay_step(interp: Interpreter, pre: State, step: dict[str, Any], number: 
     if move is None:
         raise StaleTrace(f"step {number}: `{action}` with {params or 'no parameters'} is not an enabled move there")
     recorded = [(str(c["element"]), c["before"], c["after"]) for c in step["changes"]]
-    actual = [(name, before, after) for name, before, after in changes(pre, move.post)]
+    actual = [(name, before, after) for name, before, after in changes(pre, move.post, lengths_of(interp.model.piles))]
     if recorded != actual:
         differ = sorted(set(map(str, recorded)) ^ set(map(str, actual)))
         raise StaleTrace(f"step {number} (`{action}`): the recorded changes are not what the model does now ({'; '.join(differ)[:200]})")
@@ -151,13 +152,21 @@ def _key(dims: tuple, text: str) -> tuple:
 
 
 def _state(model: Model, raw: dict[str, Any]) -> State:
-    if set(raw) != set(model.slots):
-        raise StaleTrace(f"its state has slots {sorted(set(raw) ^ set(model.slots))} that the model does not (or the other way round)")
+    """A recorded state as the interpreter's (piles are recorded as lists, top first)."""
+    lengths = lengths_of(model.piles)
+    shown_slots = [name for name in model.slots if name not in lengths.values()]
+    if set(raw) != set(shown_slots):
+        raise StaleTrace(f"its state has slots {sorted(set(raw) ^ set(shown_slots))} that the model does not (or the other way round)")
     state: State = {}
-    for name, slot in model.slots.items():
-        value = raw[name]
-        state[name] = {_key(slot.dims, k): v for k, v in value.items()} if slot.dims else value
-    return state
+    for name in shown_slots:
+        slot, value = model.slots[name], raw[name]
+        dims = slot.dims[:-1] if name in lengths else slot.dims
+        state[name] = {_key(dims, k): v for k, v in value.items()} if dims else value
+        if name in lengths:
+            for cards in state[name].values() if dims else [value]:
+                if not isinstance(cards, list) or len(cards) > model.piles[name].size:
+                    raise StaleTrace(f"pile `{name}` is recorded as {str(cards)[:60]}, not a list of at most {model.piles[name].size} cards")
+    return unfold(model.piles, state)
 
 
 def _property(model: Model, pid: str):

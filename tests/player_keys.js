@@ -1,6 +1,6 @@
 // Steps the first trace player of an HTML report page with key presses, in jsdom, and prints
-// what it shows after each press: the position line, the highlighted state elements and the
-// loop note. Used by tests/test_html_player.py.
+// what it shows after each press: the position line, the highlighted state elements, the loop
+// note and the steps of the state graph's ringed state. Used by tests/test_html_player.py.
 const { JSDOM } = require("jsdom");
 const fs = require("fs");
 const [page, keys] = [process.argv[2], process.argv[3].split(",")];
@@ -20,6 +20,7 @@ function look(key) {
     current: [...player.querySelectorAll(".steps > li")].findIndex((li) => li.classList.contains("current")),
     controls: !player.querySelector(".controls").hidden,
     focused: doc.activeElement === player,
+    ringed: [...player.querySelectorAll(".state-graph .sg-node.current")].map((g) => g.getAttribute("data-at").split(" ").map(Number)),
   });
 }
 look("");

@@ -74,6 +74,7 @@ def test_a_lasso_goes_round_its_loop(tmp_path):
     assert seen[1]["where"] == f"Step {n} of {n}" and seen[1]["loop"]
     assert seen[2]["where"] == f"Step {loop + 1} of {n}" and not seen[2]["loop"]
     assert seen[1]["values"] == shown_states(data)[loop]  # the last step is back where the play was after step `loop`
+    assert seen[1]["ringed"] == [[loop, n]] and seen[2]["ringed"] == [[loop + 1]]  # the small game's state graph follows
 
 
 def test_n_focuses_the_next_findings_player(project):

@@ -1,19 +1,28 @@
 """The HTML report: a self-contained site holding every finding and every distinct trace, with
-well-formed markup, player data that matches the traces, loops shown as loops, and phase pictures."""
+well-formed markup, player data that matches the traces, loops shown as loops, phase pictures, and
+the state graph of a small model with the trace's path on it (and, for a large one, why not)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 
+from checker.analysis.statespace import explore_space
+from checker.lang.compile import CompiledModel
+from checker.report.appendix import where
 from checker.report.errata import suite_findings
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
 from checker.report.html import write_html
+from checker.report.html.page import plain
 from checker.report.html.player import shown_states
+from checker.report.html.state_graph import STATE_GRAPH_LIMIT
 from checker.runner import CheckOptions, check_paths
-from checker.trace import element_name, to_json
+from checker.trace import _jsonable_state, _View, display_info, element_name, to_json
 from tests.conftest import MINI, rulecheck, write
 
 VOID = {"meta", "br", "input", "img", "hr", "link", "path", "line", "ellipse", "circle", "source"}
@@ -107,6 +116,9 @@ def test_the_site_holds_every_finding_and_trace(project):
                  for index, value in (v.items() if isinstance(v, dict) else [((), v)])}
         assert states[-1] == {k: str(v) for k, v in final.items()}
     assert "<svg" in page and all(f">{phase}</text>" in page for phase in ("draw", "play", "done"))
+    # the duel reaches more than STATE_GRAPH_LIMIT states: each player says so instead of drawing
+    assert 'class="sg-node' not in page
+    assert page.count("No state graph: this configuration reaches at least") == len(data)
 
 
 def test_a_lasso_is_shown_as_a_loop(tmp_path):
@@ -132,3 +144,79 @@ def test_report_command_and_odds(project):
     parse(page)
     assert "Readings: outcome odds" in page and page.count('class="bar"') >= 4  # two outcomes, default and tie=defender
     assert 'data-trace="divergence-duel-tie-defender"' in page and "under tie=defender" in page  # where the readings part
+
+
+class GraphParts(HTMLParser):
+    """The state graph's nodes (classes, steps, hover text) and its path edges' steps."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.nodes: list[dict] = []
+        self.path_steps: list[int] = []
+        self.edges = 0
+        self._title = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        css = (attrs.get("class") or "").split()
+        if tag == "g" and "sg-node" in css:
+            at = attrs.get("data-at")
+            self.nodes.append({"css": css, "at": [int(k) for k in at.split()] if at else [], "title": ""})
+        elif tag == "g" and "on-path" in css:
+            self.path_steps += [int(k) for k in attrs["data-steps"].split()]
+            self.edges += 1
+        self._title = tag == "title" and bool(self.nodes)
+
+    def handle_startendtag(self, tag, attrs):
+        if "sg-edge" in (dict(attrs).get("class") or ""):
+            self.edges += 1
+
+    def handle_data(self, data):
+        if self._title:
+            self.nodes[-1]["title"] += data
+
+    def handle_endtag(self, tag):
+        self._title = False
+
+
+def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
+    write(tmp_path, MINI, "mini.yaml")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails}\n")
+    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
+    parse(page)
+    assert_self_contained(page)
+    players = {re.search(r'aria-label="never-over: ([^"(]*) \(', chunk)[1].strip(): chunk for chunk in page.split('<div class="player"')[1:]}
+    failing = {plain(where(r)): r for r in results if r.trace is not None}
+    assert players and set(players) <= set(failing)
+    for label, chunk in players.items():
+        result = failing[label]
+        space = explore_space(CompiledModel(result.model, result.config))
+        assert space.complete and space.size <= STATE_GRAPH_LIMIT
+        graph = GraphParts()
+        graph.feed(chunk)
+        assert len(graph.nodes) == space.size  # a dot per reachable state
+        assert graph.edges == len({(n, space.targets[m]) for n in range(space.size) for m in space.moves(n)})  # a line per pair of states a move joins
+        view = _View(display_info(result.model))
+        states = result.trace.states()
+        assert sorted(graph.path_steps) == list(range(1, len(states)))  # the path: every step, once
+        for k, state in enumerate(states):
+            (node,) = [n for n in graph.nodes if k in n["at"]]
+            assert "on-path" in node["css"] and node["title"].endswith(view.state(_jsonable_state(state)))
+        assert "initial" in [n for n in graph.nodes if 0 in n["at"]][0]["css"]
+        assert "terminal" in [n for n in graph.nodes if len(states) - 1 in n["at"]][0]["css"]  # the play ends: the game is over
+
+
+def test_the_pages_are_byte_stable_across_processes(tmp_path):
+    write(tmp_path, LOOPING, "mini.yaml")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: ends, kind: terminates, expect: fails}\n")
+    pages = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run([sys.executable, "-m", "checker.cli", "check", "--jobs", "1", "--no-write", "--html", f"site{seed}"],
+                             cwd=str(tmp_path), env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+        pages.append((tmp_path / f"site{seed}" / "game.html").read_bytes())
+    assert b'class="sg-node' in pages[0] and pages[0] == pages[1]

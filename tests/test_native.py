@@ -28,6 +28,7 @@ from checker.errors import RulecheckError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.interp import Interpreter  # noqa: E402
+from checker.lang.property_kinds import KINDS  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
 
@@ -43,7 +44,7 @@ def compare(model, config, props, budget: Budget | None = None) -> list[str]:
     """Where the two back-ends differ on one configuration (empty when they agree)."""
     budget = budget or Budget(200_000, 120.0)
     compiled = CompiledModel(model, config)
-    need_graph = any(p.kind in ("terminates", "leads-to") for p in props)
+    need_graph = any(KINDS[p.kind].needs_edges for p in props)
     py_exp, py_found = explicit.explore(compiled, props, budget, need_graph=need_graph)
     try:
         nat_exp, nat_found = engine.explore(compiled, props, budget, need_graph=need_graph)
@@ -85,6 +86,7 @@ def configs(model):
 @given(models())
 def test_native_agrees_on_random_models(case):
     model_yaml, props_yaml = case
+    props_yaml += "\n- {id: ends-reachable, kind: can-end}"  # native here; the symbolic engine has none
     with tempfile.TemporaryDirectory() as root:
         path = write_game(root, "random", model_yaml, props_yaml)
         try:
@@ -109,7 +111,7 @@ def test_budget_and_wide_states_agree(monkeypatch):
 
 
 def test_war_agrees():
-    """War: a lasso (some deals never end), found by both back-ends, the same one."""
+    """War with 6 cards: every deal ends; both back-ends give the same states, graph and verdicts."""
     model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "war", "war6.yaml"))
     assert compare(model, model.default_config(), props) == []
 
@@ -204,3 +206,21 @@ def test_native_agrees_on_bundled_models(path):
     if model.abstract:
         pytest.skip("abstract model")
     assert compare(model, model.default_config(), props, Budget(2_000_000, 1800.0)) == []
+
+
+@pytest.mark.parametrize("path, trapped", [("benchmarks/models/war/war6.yaml", 0), ("tests/impact/models/trap/trap.yaml", 1)])
+def test_can_end_agrees_with_the_reference(path, trapped):
+    """War with 6 cards (3,217 states, every deal ends) and a reading that creates a trap state
+    (`can-end` fails under it): under every reading both back-ends give the same verdict, and
+    where it fails the same trapped state, path and wording."""
+    with open(os.path.join(HERE, path), encoding="utf-8") as handle:
+        text = handle.read()
+    with tempfile.TemporaryDirectory() as root:
+        model, props = bound_props(write_game(root, "trapped", text, "- {id: ends-reachable, kind: can-end}"))
+        failing = 0
+        for config in configs(model):
+            assert compare(model, config, props) == []
+            compiled = CompiledModel(model, config)
+            exp, found = explicit.explore(compiled, props, Budget(200_000, 120.0))
+            failing += explicit.decide(exp, props, found)["ends-reachable"].status == "fails"
+        assert failing == trapped

@@ -91,3 +91,17 @@ def test_a_broken_suite_is_a_located_collection_error(game):
     text = "\n".join(result.outlines)
     assert "properties/duel.yaml:4:11" in text and "unknown property kind `terminate`" in text
     assert "Traceback" not in text
+
+
+def test_a_bundled_suite_runs_under_pytest_with_its_filed_findings(pytester: pytest.Pytester):
+    """Show'n'Go as shipped (the junior variant, default readings, to keep it short): each
+    property is a test, and the findings its suite files as `expect: fails` pass as expected."""
+    shutil.copytree(os.path.join(ROOT, "models", "showngo"), pytester.path / "models" / "showngo")
+    shutil.copytree(os.path.join(ROOT, "properties"), pytester.path / "properties")
+    result = pytester.runpytest_subprocess(*_plugin_args(), "--rulecheck", "--rulecheck-readings", "default",
+                                           "--rulecheck-no-write", "-k", "junior", "-rA")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes["passed"] >= 30, result.outlines[-5:]
+    passed = {line.split()[1] for line in result.outlines if line.startswith("PASSED ")}
+    assert "properties/showngo.yaml::game-ends[junior-default]" in passed
+    assert all(node.startswith("properties/showngo.yaml::") and node.endswith("[junior-default]") for node in passed)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -19,7 +20,7 @@ from checker.engines.simulate import simulate
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.report.impact_json import impacts_json
-from checker.report.reading_impact import readings_section
+from checker.report.reading_impact import readings_section, scenario_lines
 
 MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
 COIN = os.path.join(MODELS, "coin/coin.yaml")
@@ -185,3 +186,21 @@ def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):
     other = load_model(TRAP)
     with pytest.raises(AssertionError):
         reading_impact.cached_readings_section([other], [], str(tmp_path))
+
+
+def test_divergence_scenarios_show_the_state_as_narratives_do(tmp_path):
+    """The scenario and its side-by-side cells hide internal slots and use labels, as the
+    evidence traces do (a scenario once showed every internal slot under its model name)."""
+    with open(COIN, encoding="utf-8") as handle:
+        text = handle.read()
+    text = text.replace("  phase: [flip_a, flip_b, judge, over]", "  phase: {type: [flip_a, flip_b, judge, over], internal: true}")
+    text = text.replace('  ca: "int[0..1]"', '  ca: {type: "int[0..1]", label: "Ann\'s coin"}')
+    path = tmp_path / "coin.yaml"
+    path.write_text(text)
+    model = load_model(str(path))
+    base = model.default_config()
+    lines = "\n".join(scenario_lines(find_divergence(model, base, base.with_readings({"tie": "reflip"}))))
+    assert "0. Start: Ann's coin: 0; cb: 0; result: pending" in lines
+    assert not re.search(r"(?<![\w-])(phase|ca)(: | \S+\u2192)", lines), lines
+    draw_cell, reflip_cell = lines.splitlines()[-1].split(" | ")[1:3]
+    assert "result pending\u2192draw" in draw_cell and "nothing visible changes" in reflip_cell

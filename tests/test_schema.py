@@ -13,12 +13,13 @@ import pytest
 from checker import findings
 from checker.errors import RulecheckError
 from checker.findings import load_findings
-from checker.lang import build, properties, questions
+from checker.lang import build, properties, questions, scenarios
 from checker.lang.build import load_model
 from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import load_suite
+from checker.lang.scenarios import load_scenarios
 from checker.lang.yamlsrc import load_yaml
-from checker.schema import SCHEMAS, schema_files
+from checker.schema import SCHEMAS, schema_files, schema_text
 from tests.conftest import MINI, rulecheck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,8 +35,9 @@ def validator(kind: str) -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(SCHEMAS[kind]())
 
 
-BUNDLED = sorted(glob.glob(os.path.join(ROOT, "models", "*", "*.yaml")) + glob.glob(os.path.join(ROOT, "properties", "*.yaml"))
-                 + glob.glob(os.path.join(ROOT, "tests", "models", "*", "*.yaml")) + glob.glob(os.path.join(ROOT, "tests", "properties", "*.yaml")))
+SHIPPED = sorted(glob.glob(os.path.join(ROOT, "models", "*", "*.yaml")) + glob.glob(os.path.join(ROOT, "models", "*", "fragments", "*.yaml"))
+                 + glob.glob(os.path.join(ROOT, "properties", "*.yaml")))
+BUNDLED = sorted(SHIPPED + glob.glob(os.path.join(ROOT, "tests", "models", "*", "*.yaml")) + glob.glob(os.path.join(ROOT, "tests", "properties", "*.yaml")))
 
 
 @pytest.mark.parametrize("kind", sorted(SCHEMAS))
@@ -64,15 +66,18 @@ def test_the_schema_takes_exactly_the_keys_the_loader_takes():
     assert _keys(top["readings"]["additionalProperties"]) == build.READING_KEYS | build.READING_OPTIONAL
     assert _keys(top["assumptions"]["items"]) == build.ASSUMPTION_KEYS
     assert _keys(top["state"]["additionalProperties"]["anyOf"][1]) == build.SLOT_KEYS
+    assert _keys(top["state"]["additionalProperties"]["anyOf"][2]) == build.SLOT_KEYS | build.PILE_KEYS
     assert _keys(top["clauses"]["additionalProperties"]) == build.CLAUSE_KEYS
     assert set(model["else"]["required"]) == set(build.REQUIRED_KEYS)
     suite = SCHEMAS["properties"]()
     prop = suite["properties"]["properties"]["items"]
-    assert _keys(prop) == properties.OPTIONAL.union(*(k.fields for k in properties.KINDS.values()))
+    assert _keys(prop) == properties.OPTIONAL.union(*(k.fields | k.optional for k in properties.KINDS.values()))
     assert set(prop["properties"]["kind"]["enum"]) == set(properties.KINDS)
     finding = suite["properties"]["findings"]["items"]
     assert _keys(finding) == set(findings.REQUIRED) | set(findings.OPTIONAL)
     assert set(finding["properties"]["class"]["enum"]) == set(findings.CLASSES)
+    assert _keys(suite["properties"]["scenarios"]["items"]) == scenarios.KEYS
+    assert _keys(suite) == {"game", "properties", "findings", "scenarios"}
     question = SCHEMAS["questions"]()["properties"]["questions"]["items"]
     assert _keys(question) == set(questions.REQUIRED) | set(questions.OPTIONAL)
     assert _keys(SCHEMAS["clauses"]()["properties"]["clauses"]["additionalProperties"]) == build.CLAUSE_KEYS
@@ -92,8 +97,12 @@ BROKEN = {
     "unknown property kind": ("properties", "properties:\n  - {id: p, kind: invariants, expr: 'true'}\n"),
     "invariant without expr": ("properties", "properties:\n  - {id: p, kind: invariant}\n"),
     "key of another kind": ("properties", "properties:\n  - {id: p, kind: invariant, expr: 'true', action: take}\n"),
+    "witness on an invariant": ("properties", "properties:\n  - {id: p, kind: invariant, expr: 'true', witness: true}\n"),
+    "witness not a boolean": ("properties", "properties:\n  - {id: p, kind: reachable, expr: 'true', witness: 'yes'}\n"),
     "bad expect": ("properties", "properties:\n  - {id: p, kind: invariant, expr: 'true', expect: maybe}\n"),
     "unknown suite key": ("properties", "properties: []\nfinding: []\n"),
+    "scenario without reaches": ("properties", "properties: []\nscenarios:\n  - {id: s, steps: [take]}\n"),
+    "scenario step of two actions": ("properties", "properties: []\nscenarios:\n  - {id: s, steps: [{take: {k: low}, stop: null}], reaches: over}\n"),
     "unknown finding class": ("properties", "properties: []\nfindings:\n  - {id: f, title: T, class: typo, scenario: S, proposed: P}\n"),
     "unknown raised_by": ("questions", QUESTION_OK.replace("designer", "me")),
     "question without question": ("questions", QUESTION_OK.replace(", question: Who starts", "")),
@@ -115,6 +124,7 @@ def _load(tmp_path, kind: str, text: str) -> None:
         suite.write_text(text)
         load_suite(str(suite))
         load_findings(str(suite))
+        load_scenarios(str(suite))
         return
     load_model(str(model))
 
@@ -150,3 +160,20 @@ def test_the_command_prints_the_schema(tmp_path, kind):
 def test_an_unknown_kind_is_a_usage_error(tmp_path):
     run = rulecheck("schema", "modle", cwd=str(tmp_path))
     assert run.returncode == 2 and "modle" in run.stderr
+
+
+def test_the_committed_schemas_are_the_ones_the_checker_prints():
+    """docs/schemas/ is what editors read; a schema change without regenerating it fails here
+    (`rulecheck schema KIND > docs/schemas/KIND.json`)."""
+    for kind in SCHEMAS:
+        with open(os.path.join(ROOT, "docs", "schemas", f"{kind}.json"), encoding="utf-8") as handle:
+            assert handle.read() == schema_text(kind), kind
+
+
+def test_every_shipped_file_points_editors_at_the_schema_of_its_kind():
+    assert len(SHIPPED) > 40
+    for path in SHIPPED:
+        with open(path, encoding="utf-8") as handle:
+            first = handle.readline().rstrip("\n")
+        expected = os.path.relpath(os.path.join(ROOT, "docs", "schemas", f"{file_kind(path)}.json"), os.path.dirname(path))
+        assert first == f"# yaml-language-server: $schema={expected}", os.path.relpath(path, ROOT)

@@ -26,7 +26,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.model import Config, Model
-from checker.trace import ReplayMismatch, Step, Trace, make_step, replay_path
+from checker.trace import ReplayMismatch, Step, Trace, display_info, make_step, replay_path
 
 SHOWN_MOVES = 6  # moves listed per side at the divergent step (the rest are counted)
 
@@ -199,6 +199,7 @@ def _trace(model: Model, result: Divergence, initial: State, steps: list[Step]) 
         game=model.game, model=model.id, property_id=f"divergence {alt}", property_kind="divergence",
         says=f"Where `{_label(model, result.baseline)}` and `{alt}` part ways.", config=result.baseline,
         reading_label=_label(model, result.baseline), initial=initial, steps=steps, shape="path", note=result.summary,
+        display=display_info(model),
     )
 
 

@@ -11,11 +11,12 @@ import click
 
 
 def add_commands(group: click.Group) -> None:
+    from checker.commands.count import count
     from checker.commands.init import init
     from checker.commands.report import report
     from checker.commands.schema import schema
 
-    for command in (init, schema, report):
+    for command in (init, schema, report, count):
         group.add_command(command)
 
 

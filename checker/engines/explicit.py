@@ -29,6 +29,7 @@ from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
+from checker.lang.symmetry import Symmetry, concretise
 from checker.verdict import EngineName, Status, Verdict
 
 
@@ -64,6 +65,7 @@ class Finding:
     last_instance: int | None = None  # after: the instance of the final step
     detail: str = ""
     loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left
+    more_paths: list[list[int]] = field(default_factory=list)  # reachable: further witnesses, each to another state
 
 
 @dataclass
@@ -80,6 +82,7 @@ class Exploration:
     seconds: float = 0.0
     fired: bytearray = field(default_factory=bytearray)
     error: tuple[int, str] | None = None  # (state number, message) of a modelling error
+    symmetry: Symmetry | None = None  # states are representatives of their classes under renaming
 
     @property
     def depth(self) -> int:
@@ -132,9 +135,12 @@ class StateChecks:
         return self.compiled.any_decides([(prop.expr, deciding) for prop, _, deciding, _ in preds])
 
 
-def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None = None, need_graph: bool = True) -> tuple[Exploration, dict[str, Finding]]:
-    """Explore breadth first and decide every property; returns the exploration and findings."""
-    exp = Exploration(compiled)
+def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None = None, need_graph: bool = True,
+            symmetry: Symmetry | None = None) -> tuple[Exploration, dict[str, Finding]]:
+    """Explore breadth first and decide every property; returns the exploration and findings.
+    With `symmetry`, each state found is replaced by its class's representative."""
+    exp = Exploration(compiled, symmetry=symmetry)
+    canonical = symmetry.canonical if symmetry is not None else None
     exp.fired = bytearray(len(compiled.instances))
     checks = StateChecks(compiled, props)
     graph = CSRGraph() if need_graph else None
@@ -175,6 +181,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         return node
 
     for s in compiled.initial:
+        if canonical is not None:
+            s = canonical(s)
         if s not in index:
             discover(s, -1)
     exp.layer_ends.append(len(states))
@@ -231,12 +239,13 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                         break
             for inst_id, t in moves:
                 fired[inst_id] = 1
-                node = index.get(t)
+                key = t if canonical is None else canonical(t)
+                node = index.get(key)
                 if node is None:
                     if len(states) >= max_states:
                         exp.stopped_by = f"state budget of {max_states:,} reached"
                         raise _BudgetSpent
-                    node = discover(t, i)
+                    node = discover(key, i)
                 if graph is not None:
                     graph.edges.append(node)
                 checks_here = after.get(inst_id)
@@ -298,6 +307,30 @@ def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Findin
         else:
             out[prop.id] = Finding("holds")
     return out
+
+
+def add_witnesses(exp: Exploration, props: list[BoundProperty], findings: dict[str, Finding], count: int) -> None:
+    """Give each `reachable` property that holds up to `count` witnesses in all: the first
+    `count` states satisfying it in discovery order, each with its parent path. Discovery is
+    breadth first, so each path is a shortest play to its own state, and the first is the
+    witness the exploration found."""
+    if count <= 1:
+        return
+    for prop in props:
+        finding = findings.get(prop.id)
+        if not KINDS[prop.kind].keeps_witness or finding is None or finding.status != "holds" or not finding.path:
+            continue
+        satisfies = exp.compiled.predicate(prop.expr)
+        nodes: list[int] = []
+        for node in range(len(exp.states)):
+            try:
+                if satisfies(int(exp.states[node])):
+                    nodes.append(node)
+            except ModellingError:
+                continue  # the witness found first is evaluated without error; others need not be
+            if len(nodes) == count:
+                break
+        finding.more_paths = [exp.path_to(node) for node in nodes if node != finding.path[-1]][: count - 1]
 
 
 def coverage(exp: Exploration) -> Finding:
@@ -364,10 +397,14 @@ def can_end(exp: Exploration) -> Finding:
     trapped = next((n for n in range(len(exp.states)) if not ends[n]), None)
     if trapped is None:
         return Finding("holds")
-    closed = reachable_count(graph, trapped)
-    stuck = graph.out_degree(trapped) == 0
+    return trapped_finding(exp.path_to(trapped), reachable_count(graph, trapped), graph.out_degree(trapped) == 0)
+
+
+def trapped_finding(path: list[int], closed: int, stuck: bool) -> Finding:
+    """`can-end`'s counterexample, worded the same by both back-ends: a play to a state from
+    which no play ends, with the size of its closed set of successors."""
     what = "no rule applies there and the game is not over" if stuck else f"the {closed:,} state(s) reachable from it (itself included) are none of them terminal and lead only to each other"
-    return Finding("fails", exp.path_to(trapped), shape="closed", note=f"From the last state no play reaches the end of the game: {what}.", detail=f"closed set of {closed:,} non-terminal state(s)")
+    return Finding("fails", path, shape="closed", note=f"From the last state no play reaches the end of the game: {what}.", detail=f"closed set of {closed:,} non-terminal state(s)")
 
 
 def value(exp: Exploration, prop: BoundProperty) -> Finding:
@@ -460,7 +497,23 @@ def verdict_of(finding: Finding, exp: Exploration) -> Verdict:
         shape=finding.shape, loop_start=finding.loop_start, note=finding.note, loop_exits=finding.loop_exits,
     )
     if finding.path:
-        verdict.path = [compiled.layout.unpack(exp.states[n]) for n in finding.path]
+        path, renaming = readable_path(exp, finding.path, finding.last_instance, finding.loop_start)
+        verdict.path = path
         verdict.last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
-        verdict.branches = tuple((compiled.instances[i].action.name, dict(compiled.instances[i].params)) for i in finding.branch_instances)
+        branches = [compiled.instances[i] for i in finding.branch_instances]
+        if exp.symmetry is not None:  # the moves were found at the representative: rename them as the play is
+            verdict.branches = tuple((b.action.name, exp.symmetry.rename_params(renaming, dict(b.params), dict(b.action.params))) for b in branches)
+        else:
+            verdict.branches = tuple((b.action.name, dict(b.params)) for b in branches)
+        verdict.more_witnesses = tuple(readable_path(exp, more)[0] for more in finding.more_paths)
     return verdict
+
+
+def readable_path(exp: Exploration, nodes: list[int], last_instance: int | None = None, loop_start: int | None = None) -> tuple[list, int]:
+    """A path of state numbers as readable states (a play of the model even when the states are
+    representatives of symmetry classes), with the renaming in force at its end."""
+    unpack = exp.compiled.layout.unpack
+    if exp.symmetry is None:
+        return [unpack(exp.states[n]) for n in nodes], 0
+    play, renaming = concretise(exp.symmetry, exp.states, nodes, exp.compiled.successors, last_instance, loop_start)
+    return [unpack(s) for s in play], renaming

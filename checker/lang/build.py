@@ -11,9 +11,10 @@ import re
 from typing import Any
 
 from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang import piles
 from checker.lang.expr import ConstRef, Expr, Lit, Var
 from checker.lang.loader import load_merged
-from checker.lang.model import Action, Assign, Assumption, Citation, Clause, Constant, InitElem, Model, Narration, Reading, Slot
+from checker.lang.model import Action, Assign, Assumption, Citation, Clause, Constant, InitElem, Model, Narration, Pile, Reading, Slot
 from checker.lang.questions import load_questions
 from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain, yaml11_bool_hint
 from checker.lang.types import BOOL, INT, Domain, ElemType, enum
@@ -22,7 +23,7 @@ from checker.lang.yamlsrc import YList, YMap
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
     "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
-    "remove_actions", "remove_readings", "clauses", "assumptions", "names", "effects",
+    "remove_actions", "remove_readings", "clauses", "assumptions", "names", "effects", "symmetric",
 }
 REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
 ACTION_KEYS = {"by", "for", "let", "when", "include", "do", "weight", "rule", "cite", "assumes", "only", "text"}
@@ -32,6 +33,7 @@ READING_KEYS = {"clause", "question", "options", "default"}
 READING_OPTIONAL = {"answers"}
 ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
+PILE_KEYS = {"holds", "size"}  # with `type: pile`
 CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
 MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
@@ -100,12 +102,14 @@ class ModelBuilder:
         self.inline_enums(state_raw)
         constants = self.constants()
         readings = self.readings(clauses)
+        self.piles: dict[str, Pile] = {}
         slots = self.slots(state_raw)
         scope = Scope(
             domains=self.domains,
             slots={n: (s.elem, s.dims) for n, s in slots.items()},
             constants={n: (c.elem, c.dims) for n, c in constants.items()},
             readings={n: reading_domain(n, list(r.options)) for n, r in readings.items()},
+            piles=self.piles,
         )
         self._check_name_clashes(scope)
         scope.defines = self.defines(scope)
@@ -117,14 +121,30 @@ class ModelBuilder:
         self.effect_blocks()
         actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
         self.display_names()
+        symmetric = self.symmetric()
         source = doc.get("source") or {}
         return Model(
             game=str(doc["game"]), id=model_id, path=self.path, abstract=bool(doc.get("abstract", False)),
             header=str(doc.get("header", "")), source=dict(source) if isinstance(source, dict) else {"document": str(source)},
             domains=self.domains, constants=constants, readings=readings, slots=slots, init=init,
             init_where=init_where, terminal=terminal, outcome=outcome, actions=actions, clauses=clauses, scope=scope,
-            assumptions=assumptions, questions=load_questions(self.path, clauses), names=self.names,
+            assumptions=assumptions, questions=load_questions(self.path, clauses), names=self.names, piles=self.piles,
+            symmetric=symmetric, symmetric_loc=self.loc("symmetric") if symmetric else None,
         )
+
+    def symmetric(self) -> tuple[str, ...]:
+        """`symmetric: [player]`: enum domains whose members the rules treat alike (the explicit
+        engine explores one state per arrangement of them; checker/lang/symmetry.py)."""
+        raw = self.doc.get("symmetric", [])
+        names = [raw] if isinstance(raw, str) else raw
+        if not isinstance(names, list):
+            raise RulecheckError("`symmetric` lists enum domains, as in `symmetric: [player]`", self.loc("symmetric"), repr(raw)[:60])
+        for name in names:
+            domain = self.domains.get(str(name))
+            if domain is None or not domain.is_enum:
+                raise RulecheckError(f"`symmetric` names `{name}`, which is not an enum domain", self.loc("symmetric"), str(name),
+                                     did_you_mean(str(name), [d for d, dom in self.domains.items() if dom.is_enum]))
+        return tuple(dict.fromkeys(str(n) for n in names))
 
     # -- domains -------------------------------------------------------------------------
     def add_domain(self, domain: Domain, loc: Loc) -> None:
@@ -372,6 +392,8 @@ class ModelBuilder:
             loc = raw.value_loc(name)
             if isinstance(spec, list):
                 out[name] = Slot(name, ElemType(enum(name)), (), loc)
+            elif isinstance(spec, YMap) and spec.get("type") == "pile":
+                out.update(self.pile_slots(name, spec, loc))
             elif isinstance(spec, YMap):
                 _keys(spec, SLOT_KEYS, f"slot `{name}`")
                 if "type" not in spec:
@@ -391,6 +413,35 @@ class ModelBuilder:
             else:
                 out[name] = Slot(name, self.elem_type(spec, loc, f"slot `{name}`"), (), loc)
         return out
+
+    def pile_slots(self, name: str, spec: YMap, loc: Loc) -> dict[str, Slot]:
+        """`{type: pile, holds: card, size: 6, of: player}`: the two slots a pile is stored in
+        (its positions, top first, and its internal length), recorded in `self.piles`."""
+        _keys(spec, SLOT_KEYS | PILE_KEYS, f"pile `{name}`")
+        for key in PILE_KEYS:
+            if key not in spec:
+                raise RulecheckError(f"pile `{name}` is missing `{key}`", spec.loc, None, "a pile is `{type: pile, holds: DOMAIN, size: N}`")
+        size = spec["size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise RulecheckError(f"pile `{name}`: `size` is the most cards it can hold, a positive integer", spec.value_loc("size"), repr(size))
+        holds = spec["holds"]
+        if holds == "pile":
+            raise RulecheckError(f"pile `{name}`: a pile holds values, not piles", spec.value_loc("holds"), holds)
+        elem = self.elem_type(holds, spec.value_loc("holds"), f"pile `{name}`")
+        label = spec.get("label", "")
+        if not isinstance(label, str):
+            raise RulecheckError(f"pile `{name}`: `label` is the players' words for it, a string", spec.value_loc("label"), repr(label))
+        internal = spec.get("internal", False)
+        if not isinstance(internal, bool):
+            raise RulecheckError(f"pile `{name}`: `internal` is true or false", spec.value_loc("internal"), repr(internal))
+        outer = self.dims(spec.get("of"), spec.value_loc("of"))
+        members = self.domains[elem.type.domain].members or () if elem.type.kind == "enum" and elem.type.domain else ()
+        pile = piles.declare(name, elem, size, outer, members)
+        self.piles[name] = pile
+        return {
+            name: Slot(name, elem, (*outer, pile.positions), loc, label, internal),
+            pile.length: Slot(pile.length, ElemType(INT, 0, size), outer, loc, "", True),
+        }
 
     def _check_name_clashes(self, scope: Scope) -> None:
         seen: dict[str, str] = {}
@@ -450,11 +501,55 @@ class ModelBuilder:
         for name in raw:
             if name not in slots:
                 raise RulecheckError(f"`init` names an unknown slot `{name}`", raw.key_loc(name), str(name), did_you_mean(str(name), slots))
+        lengths = {p.length for p in self.piles.values()}
         for name, slot in slots.items():
+            if name in lengths:
+                continue
             if name not in raw:
                 raise RulecheckError(f"slot `{name}` has no initial value", raw.loc, None, f"add `{name}: ...` under init")
-            out[name] = self.init_slot(scope, slot, raw[name], raw.value_loc(name), 0, ())
+            if name in self.piles:
+                out.update(self.init_pile(scope, self.piles[name], raw[name], raw.value_loc(name)))
+            else:
+                out[name] = self.init_slot(scope, slot, raw[name], raw.value_loc(name), 0, ())
         return out
+
+    def init_pile(self, scope: Scope, pile: Pile, spec: Any, loc: Loc) -> dict[str, dict[tuple, InitElem]]:
+        """A pile starts as a list of cards, top first (`[]`: empty); an array of piles takes
+        one list for all, or a mapping from each member to its list."""
+        elements: dict[tuple, InitElem] = {}
+        lengths: dict[tuple, InitElem] = {}
+        slot_like = Slot(pile.name, pile.elem, (), loc)
+
+        def one(outer: tuple, cards: Any, cards_loc: Loc) -> None:
+            if not isinstance(cards, list):
+                raise RulecheckError(f"init of pile `{pile.name}`: a pile starts as a list of cards, top first", cards_loc, repr(cards)[:60], "write `[]` for an empty pile, or `[c1, c2]` with c1 on top")
+            if len(cards) > pile.size:
+                raise RulecheckError(f"init of pile `{pile.name}`: {len(cards)} cards, more than its size {pile.size}", cards_loc, repr(list(cards))[:60])
+            values = [self.init_value(scope, slot_like, card, cards.item_loc(i) if isinstance(cards, YList) else cards_loc) for i, card in enumerate(cards)]
+            empty = Lit(pile.elem.type, value=pile.empty, loc=cards_loc)
+            for k in range(pile.size):
+                elements[(*outer, k)] = InitElem(value=values[k] if k < len(values) else empty)
+            lengths[outer] = InitElem(value=Lit(INT, value=len(values), loc=cards_loc))
+
+        def fill(depth: int, prefix: tuple, node: Any, node_loc: Loc) -> None:
+            if depth == len(pile.outer):
+                one(prefix, node, node_loc)
+                return
+            dom = pile.outer[depth]
+            if isinstance(node, YMap):
+                for key in node:
+                    if not dom.contains(key):
+                        raise RulecheckError(f"init of `{pile.name}`: `{key}` is not a member of {dom.name}", node.key_loc(key), str(key))
+                for member in dom.values():
+                    if member not in node:
+                        raise RulecheckError(f"init of `{pile.name}` has no pile for `{member}`", node.loc, None, f"give every member of {dom.name}, or one list for all")
+                    fill(depth + 1, (*prefix, member), node[member], node.value_loc(member))
+            else:
+                for member in dom.values():
+                    fill(depth + 1, (*prefix, member), node, node_loc)
+
+        fill(0, (), spec, loc)
+        return {pile.name: elements, pile.length: lengths}
 
     def init_slot(self, scope: Scope, slot: Slot, spec: Any, loc: Loc, depth: int, prefix: tuple) -> dict[tuple, InitElem]:
         remaining = slot.dims[depth:]
@@ -702,14 +797,15 @@ class ModelBuilder:
         out: list[Assign] = []
         for target, value in raw.items():
             tloc = raw.key_loc(target)
-            assign = self.assign(scope, slots, str(target), tloc, value, raw.value_loc(target), bindings)
-            for earlier in out:
-                if certainly_overlap(earlier, assign):
-                    raise RulecheckError(f"action `{name}` assigns `{assign.slot}` twice (`{earlier.text}` and `{target}`)", tloc, str(target), "an action's assignments are simultaneous; write each slot element once")
-            out.append(assign)
+            for assign in self.assign(scope, slots, str(target), tloc, value, raw.value_loc(target), bindings):
+                for earlier in out:
+                    if certainly_overlap(earlier, assign):
+                        raise RulecheckError(f"action `{name}` assigns `{assign.slot}` twice (`{earlier.text}` and `{target}`)", tloc, str(target), "an action's assignments are simultaneous; write each slot element once")
+                out.append(assign)
         return tuple(out)
 
-    def assign(self, scope: Scope, slots: dict[str, Slot], target: str, tloc: Loc, value: Any, vloc: Loc, bindings: dict[str, Binding]) -> Assign:
+    def assign(self, scope: Scope, slots: dict[str, Slot], target: str, tloc: Loc, value: Any, vloc: Loc, bindings: dict[str, Binding]) -> list[Assign]:
+        """One target's assignments: one, or for a pile its positions and its length."""
         node = _parse_target(target, tloc)
         bound: list[tuple[str, Domain]] = []
         if isinstance(node, ast.GeneratorExp):
@@ -729,13 +825,27 @@ class ModelBuilder:
         if current.id not in slots:
             raise RulecheckError(f"unknown slot `{current.id}`", tloc, target, did_you_mean(current.id, slots) or ("constants cannot be assigned" if current.id in scope.constants else None))
         slot = slots[current.id]
+        if slot.name in self.piles:
+            pile = self.piles[slot.name]
+            if len(indices_nodes) > len(pile.outer):
+                raise RulecheckError(f"`{pile.name}` is a pile: an assignment writes a whole pile ({len(pile.outer)} index(es), no position)", tloc, target, "write the pile it becomes: put_top(...), draw(...), put_bottom(...), remove(...), [] ...")
+            checker = ExprChecker(scope, target, tloc, inner)
+            outer = tuple(checker.index(ix, dom, pile.name) for ix, dom in zip(indices_nodes, pile.outer))
+            for depth in range(len(outer), len(pile.outer)):  # `hand: []` writes every pile of the array
+                bound.append((f"{pile.name}#{depth}", pile.outer[depth]))
+                outer = (*outer, Var(pile.outer[depth].type, name=f"{pile.name}#{depth}", loc=tloc))
+            if isinstance(value, list):  # YAML read `[]` or `[a, b]` as a list
+                value = "[" + ", ".join(str(v) for v in value) + "]"
+            pile_value = check_expr(scope, value, vloc, piles.pile_type(pile.elem), inner)
+            assert isinstance(pile_value, piles.PileValue)
+            return piles.assignments(pile, outer, tuple(bound), pile_value, tloc, target)
         if len(indices_nodes) > len(slot.dims):
             raise RulecheckError(f"`{slot.name}` has {len(slot.dims)} dimension(s), found {len(indices_nodes)} indices", tloc, target)
         checker = ExprChecker(scope, target, tloc, inner)
         indices = tuple(checker.index(ix, dom, slot.name) for ix, dom in zip(indices_nodes, slot.dims))
         expr = check_expr(scope, value, vloc, slot.elem.type, inner)
         self.check_literal_range(expr, slot, vloc)
-        return Assign(slot.name, indices, tuple(bound), expr, tloc, target)
+        return [Assign(slot.name, indices, tuple(bound), expr, tloc, target)]
 
     # -- clauses -------------------------------------------------------------------------
     def clauses(self) -> dict[str, Clause]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from checker.errors import ModellingError
 from checker.lang.compile_cache import successor_code
-from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
 from checker.lang.model import Action, Assign, Config, Model
@@ -93,8 +93,13 @@ def _pick(fn: Callable, values: list, op: str) -> int:
     return fn(kept)
 
 
+def _fail(message: str) -> None:
+    """A `Require` node whose test failed: `(value if test else _fail(message))`."""
+    raise ModellingError(message)
+
+
 _SKIP = object()
-HELPERS = {"_div": _div, "_mod": _mod, "_ix": _ix, "_range": _range, "_twice": _twice, "_pick": _pick, "_SKIP": _SKIP, "min": min, "max": max, "abs": abs}
+HELPERS = {"_fail": _fail, "_div": _div, "_mod": _mod, "_ix": _ix, "_range": _range, "_twice": _twice, "_pick": _pick, "_SKIP": _SKIP, "min": min, "max": max, "abs": abs}
 
 _FOLD = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -315,6 +320,13 @@ class Emitter:
 
     def emit_Old(self, expr: Old, env: dict[str, Any], state: str) -> Code:
         return self.emit(expr.operand, env, "o")
+
+    def emit_Require(self, expr: Require, env: dict[str, Any], state: str) -> Code:
+        test = self.emit(expr.test, env, state)
+        if test.const and test.value:
+            return self.emit(expr.value, env, state)
+        value = self.emit(expr.value, env, state)
+        return Code(f"({value.text} if {test.text} else _fail({expr.message!r}))")
 
     def emit_Agg(self, expr: Agg, env: dict[str, Any], state: str) -> Code:
         if self.limit is not None:

@@ -35,7 +35,7 @@ def cache_root() -> str:
     return os.environ.get("RULECHECK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rulecheck")
 
 
-def _code_digest() -> str:
+def code_digest() -> str:
     """The checker's code, once per process: any change to it may change the generated code."""
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
@@ -65,13 +65,21 @@ def _model_folders(path: str) -> list[str]:
     return sorted(set(folders))
 
 
-def cache_key(model: Model, config: Config, max_states: int | None) -> str:
-    digest = hashlib.sha256(_code_digest().encode())
-    for folder in _model_folders(model.path):
+def source_digest(model_path: str) -> str:
+    """The YAML files a model may be built from (its folder and its `extends` chain's), as
+    read here: part of the cache key, and what a cluster's workers must see the same."""
+    digest = hashlib.sha256()
+    for folder in _model_folders(model_path):
         for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
             digest.update(path.encode())
             with open(path, "rb") as handle:
                 digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def cache_key(model: Model, config: Config, max_states: int | None) -> str:
+    digest = hashlib.sha256(code_digest().encode())
+    digest.update(source_digest(model.path).encode())
     digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()), max_states)).encode())
     return digest.hexdigest()[:32]
 

@@ -104,6 +104,17 @@ class Old(Expr):
     operand: Expr | None = None
 
 
+@dataclass(frozen=True)
+class Require(Expr):
+    """`value`, provided `test` holds; otherwise the modelling error `message` at this node's
+    location. The type checker builds it for what a pile cannot do (the top of an empty pile,
+    a card put on a full one), so every engine reports those as it reports a division by zero."""
+
+    test: Expr | None = None
+    value: Expr | None = None
+    message: str = ""
+
+
 ARITH = {"+", "-", "*", "//", "%"}
 LOGIC = {"and", "or"}
 COMPARE = {"==", "!=", "<", "<=", ">", ">="}
@@ -125,6 +136,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return expr.args
     if isinstance(expr, Old):
         return (expr.operand,)
+    if isinstance(expr, Require):
+        return (expr.test, expr.value)
     return ()
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import ModellingError
-from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.lang.model import Action, Config, Model
 from checker.limits import WorkLimit
 
@@ -80,6 +80,10 @@ class Interpreter:
             members = expr.domain.values()
             step = 1 if expr.fn == "succ" else -1
             return members[(members.index(args[0]) + step) % len(members)]
+        if isinstance(expr, Require):
+            if not self.eval(expr.test, state, env, old):
+                raise ModellingError(expr.message, expr.loc)
+            return self.eval(expr.value, state, env, old)
         if isinstance(expr, Old):
             if old is None:
                 raise ModellingError("old(...) used outside an `after` property")

@@ -38,6 +38,36 @@ class Slot:
         return list(domains[elem.type.domain].members)
 
 
+@dataclass(frozen=True)
+class Pile:
+    """An ordered pile (`type: pile`): a bounded sequence of `elem` values, top first.
+
+    It is stored in two ordinary slots, so no engine knows piles: the slot `name` holds one
+    element per position (its last dimension, 0 = the top) and the internal slot `length` how
+    many cards the pile holds. Positions at or beyond the length hold the element type's first
+    value, so one pile has one packed state."""
+
+    name: str
+    length: str
+    size: int
+    elem: ElemType
+    outer: tuple[Domain, ...]  # an array of piles is indexed by these first
+    members: tuple[str, ...] = ()  # the members of an enum element type
+
+    @property
+    def positions(self) -> Domain:
+        return Domain(f"{self.name}#pos", lo=0, hi=self.size - 1)
+
+    @property
+    def empty(self) -> Any:
+        """The value every position beyond the length holds."""
+        if self.elem.type.kind == "bool":
+            return False
+        if self.elem.type.kind == "int":
+            return self.elem.lo
+        return self.members[0]
+
+
 @dataclass
 class Constant:
     name: str
@@ -187,6 +217,9 @@ class Model:
     assumptions: list[Assumption] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
     names: dict[str, dict[str, str]] = field(default_factory=dict)  # domain -> member -> display name
+    piles: dict[str, Pile] = field(default_factory=dict)  # the ordered piles, by the name of their elements slot
+    symmetric: tuple[str, ...] = ()  # enum domains whose members the rules treat alike
+    symmetric_loc: Loc | None = None
 
     def display(self, domain: str, member: Any) -> str:
         """A member's display name (its own name when it has none)."""

@@ -54,6 +54,7 @@ class Property:
     depth: int | None = None
     generic_default: bool = False
     answers: tuple[str, ...] = ()  # review questions (questions.yaml) whose answer this property's result gives
+    witness: bool = False  # reachable: its witnesses are saved with the evidence on every run
 
     def applies_to(self, model: Model) -> bool:
         return self.variants is None or model.id in self.variants
@@ -96,8 +97,8 @@ def load_suite(path: str) -> list[Property]:
     if not isinstance(doc, YMap) or "properties" not in doc:
         raise RulecheckError("a property suite is a mapping with `properties:` (a list)", Loc(path, 1, 1))
     for key in doc:
-        if key not in ("game", "properties", "findings"):
-            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties` and `findings`")
+        if key not in ("game", "properties", "findings", "scenarios"):
+            raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties`, `findings` and `scenarios`")
     items = doc["properties"]
     if not isinstance(items, YList):
         raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))
@@ -123,7 +124,7 @@ def parse_property(item: object, loc: Loc) -> Property:
     kind = item["kind"]
     if kind not in KINDS:
         raise RulecheckError(f"unknown property kind `{kind}`", item.value_loc("kind"), str(kind), did_you_mean(str(kind), KINDS) or f"kinds: {', '.join(KINDS)}")
-    allowed = OPTIONAL | KINDS[kind].fields
+    allowed = OPTIONAL | KINDS[kind].fields | KINDS[kind].optional
     for key in item:
         if key in MOVED_TO_FINDINGS:
             raise RulecheckError(f"`{key}` is no longer a property key", item.key_loc(key), str(key), "write the problem as an entry of the suite's `findings:` (title, class, scenario, proposed, properties)")
@@ -142,8 +143,15 @@ def parse_property(item: object, loc: Loc) -> Property:
         id=str(item["id"]), kind=kind, says=str(item.get("says", "")), clauses=clauses,
         expect=parse_expect(item.get("expect", "holds"), item.value_loc("expect")), variants=variants, loc=item.loc,
         texts=texts, within=_positive(item, "within"), depth=_positive(item, "depth"),
-        answers=_answers(item),
+        answers=_answers(item), witness=_flag(item, "witness"),
     )
+
+
+def _flag(item: YMap, key: str) -> bool:
+    value = item.get(key, False)
+    if not isinstance(value, bool):
+        raise RulecheckError(f"`{key}` is `true` or `false`", item.value_loc(key), repr(value))
+    return value
 
 
 def _answers(item: YMap) -> tuple[str, ...]:

@@ -37,10 +37,16 @@ class PropertyKind:
     symbolic_gap: str | None = None  # why the symbolic engine cannot decide it (None: it can)
     native: bool = True  # the native back-end's compiled loop decides it
     needs_edges: bool = False  # the explicit engine must keep the exploration's edges to decide it
+    optional: frozenset[str] = frozenset()  # keys only this kind may give (besides the common ones)
+
+    @property
+    def keeps_witness(self) -> bool:
+        """A path the engine finds shows the property holds (a witness), not that it fails."""
+        return self.found == "holds"
 
 
-def _kind(name: str, fields: tuple[str, ...], klass: KindClass, confirms: str, *, found: str = "fails", violation: str = "", **extra: object) -> PropertyKind:
-    return PropertyKind(name, frozenset(fields), klass, found, violation, confirms, **extra)  # type: ignore[arg-type]
+def _kind(name: str, fields: tuple[str, ...], klass: KindClass, confirms: str, *, found: str = "fails", violation: str = "", optional: tuple[str, ...] = (), **extra: object) -> PropertyKind:
+    return PropertyKind(name, frozenset(fields), klass, found, violation, confirms, optional=frozenset(optional), **extra)  # type: ignore[arg-type]
 
 
 KINDS: dict[str, PropertyKind] = {k.name: k for k in (
@@ -48,7 +54,7 @@ KINDS: dict[str, PropertyKind] = {k.name: k for k in (
           violation="In the last state `{expr}` is false, but it should hold in every reachable state."),
     _kind("after", ("action", "expr"), KindClass.TRANSITION, "a transition after which the expression is false"),
     _kind("reachable", ("expr",), KindClass.STATE, "a state satisfying the expression", found="holds",
-          violation="The last state satisfies `{expr}`: a witness that it is reachable."),
+          violation="The last state satisfies `{expr}`: a witness that it is reachable.", optional=("witness",)),
     _kind("unreachable", ("expr",), KindClass.STATE, "a state satisfying the expression",
           violation="The last state satisfies `{expr}`, which should be unreachable."),
     _kind("leads-to", ("from", "to"), KindClass.GRAPH, "a play from `from` that avoids `to`", needs_edges=True),
@@ -62,7 +68,7 @@ KINDS: dict[str, PropertyKind] = {k.name: k for k in (
           problem="Some rules can never apply", unfiled_class="dead-rule"),
     _kind("can-end", (), KindClass.GRAPH, "a state from which no play reaches a terminal state",
           problem="A game can reach a point from which it cannot end", unfiled_class="gap", game_breaking=True,
-          symbolic_gap="`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine", native=False, needs_edges=True),
+          symbolic_gap="`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine", native=True, needs_edges=True),
     _kind("value", ("value",), KindClass.GRAPH, "a line of play that ends or returns to an earlier state",
           symbolic_gap="`value` (retrograde analysis) needs the whole reachable graph: use the explicit engine", native=False),
 )}

@@ -16,7 +16,10 @@ import ast
 from dataclasses import dataclass, field
 
 from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.lang import piles
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.model import Pile
+from checker.lang.piles import PILE_FUNCTIONS, PileValue
 from checker.lang.types import BOOL, INT, Domain, ElemType, Type, enum
 from checker.limits import MAX_NESTING
 
@@ -61,6 +64,7 @@ class Scope:
     constants: dict[str, tuple[ElemType, tuple[Domain, ...]]]
     readings: dict[str, Domain]  # reading name -> the domain of its options
     defines: dict[str, DefineSrc] = field(default_factory=dict)
+    piles: dict[str, Pile] = field(default_factory=dict)  # ordered piles, by name (their slots are in `slots`)
     # parameterless definitions checked once and shared: (name, old allowed) -> typed body
     checked_defines: dict[tuple[str, bool], Expr] = field(default_factory=dict, repr=False, compare=False)
 
@@ -74,6 +78,10 @@ class Scope:
 
     def member_domains(self, member: str) -> list[Domain]:
         return [d for d in self.domains.values() if d.members and member in d.members]
+
+    def pile_of_type(self, type_: Type) -> Pile | None:
+        """A declared pile whose elements have the element type of the pile type `type_`."""
+        return next((p for p in self.piles.values() if piles.pile_type(p.elem) == type_), None)
 
     def all_names(self) -> list[str]:
         names = list(self.slots) + list(self.constants) + list(self.defines) + list(self.domains)
@@ -190,6 +198,10 @@ class ExprChecker:
         return expr
 
     def _type_hint(self, expected: Type, expr: Expr) -> str | None:
+        if expr.type.kind == "pile":
+            return "a pile is read with top(...), bottom(...), len(...) or pile[i]"
+        if expected.kind == "pile":
+            return "a pile is a stored pile, [], [a, b], or draw/put_top/put_bottom/remove of a pile"
         if expected == BOOL and expr.type == INT:
             return "compare it, for example `... > 0`"
         if expected.kind == "enum" and expr.type.kind == "enum":
@@ -199,6 +211,8 @@ class ExprChecker:
         return None
 
     def visit(self, node: ast.AST, expected: Type | None) -> Expr:
+        if isinstance(node, ast.List) and expected is not None and expected.kind == "pile":
+            return self.pile_list(node, expected)
         for bad, what in DISALLOWED.items():
             if isinstance(node, bad):
                 raise self.fail(node, f"{what} is not part of the model language")
@@ -239,6 +253,11 @@ class ExprChecker:
                 return Lit(expected, value=name, loc=loc)
         if name in self.scope.defines:
             return self.inline(node, self.scope.defines[name], [])
+        if name in self.scope.piles:
+            pile = self.scope.piles[name]
+            if pile.outer:
+                raise self.fail(node, f"`{name}` is an array of piles over {', '.join(d.name for d in pile.outer)}", f"index it, as in `{name}[{pile.outer[0].name[0]}]`")
+            return piles.stored(pile, (), loc)
         if name in self.scope.slots:
             elem, dims = self.scope.slots[name]
             if dims:
@@ -299,6 +318,8 @@ class ExprChecker:
     def visit_Subscript(self, node: ast.Subscript, expected: Type | None) -> Expr:
         base, index_nodes = self.subscript_chain(node)
         name = base.id
+        if name in self.scope.piles and name not in self.bindings and name not in self.scope.defines:
+            return self.pile_subscript(node, self.scope.piles[name], index_nodes)
         if name in self.scope.slots:
             elem, dims = self.scope.slots[name]
             kind = "slot"
@@ -391,6 +412,8 @@ class ExprChecker:
             if op is None:
                 raise self.fail(node, f"`{type(op_node).__name__}` comparisons are not part of the model language", "compare with == != < <= > >=")
             left, right = self.pair(operands[i], operands[i + 1])
+            if left.type.kind == "pile" or right.type.kind == "pile":
+                raise self.fail(node, "piles are not compared", "compare what they hold: top(...), len(...), pile[i]")
             if left.type != right.type:
                 raise self.fail(node, f"cannot compare {left.type} with {right.type}", self._type_hint(left.type, right))
             if op not in ("==", "!=") and left.type != INT:
@@ -408,6 +431,8 @@ class ExprChecker:
         tests = []
         for item in listed.elts:
             left, right = self.pair(node.left, item)
+            if left.type.kind == "pile":
+                raise self.fail(node, "piles are not compared", "compare what they hold: top(...), len(...), pile[i]")
             if left.type != right.type:
                 raise self.fail(item, f"cannot compare {left.type} with {right.type}", self._type_hint(left.type, right))
             tests.append(Binary(BOOL, op="==", left=left, right=right, loc=self.at(node)))
@@ -454,6 +479,8 @@ class ExprChecker:
         if expected is None:
             values = [self.expect(v, values[0].type) for _, v in arms] + ([self.expect(fallback, values[0].type)] if fallback is not None else [])
         for vnode, value in zip([v for _, v in arms] + ([fallback] if fallback is not None else []), values):
+            if value.type.kind == "pile":
+                raise self.fail(vnode, "match() does not choose between piles", "write `x if cond else y`")
             if value.type != values[0].type:
                 raise self.fail(vnode, f"the arms of match() differ in type: {values[0].type} and {value.type}")
         result = values[-1]
@@ -507,12 +534,16 @@ class ExprChecker:
             then, orelse = self.visit(node.body, expected), self.visit(node.orelse, expected)
         if then.type != orelse.type:
             raise self.fail(node, f"the two branches differ in type: {then.type} and {orelse.type}")
+        if isinstance(then, PileValue) and isinstance(orelse, PileValue):
+            return piles.choose(test, then, orelse, self.at(node))
         return Cond(then.type, test=test, then=then, orelse=orelse, loc=self.at(node))
 
     # -- calls ---------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call, expected: Type | None) -> Expr:
         if isinstance(node.func, ast.Name) and node.func.id == "match" and "match" not in self.scope.defines:
             return self.match(node, expected)
+        if isinstance(node.func, ast.Name) and node.func.id in PILE_FUNCTIONS and node.func.id not in self.scope.defines and not node.keywords:
+            return self.pile_call(node, node.func.id, expected)
         for part in (node.func, *node.args):
             for bad, what in DISALLOWED.items():
                 if isinstance(part, bad):
@@ -527,7 +558,7 @@ class ExprChecker:
         if name in self.scope.defines:
             return self.inline(node, self.scope.defines[name], node.args)
         if name not in FUNCTIONS:
-            raise self.fail(node.func, f"unknown function `{name}`", did_you_mean(name, list(FUNCTIONS) + list(self.scope.defines)))
+            raise self.fail(node.func, f"unknown function `{name}`", did_you_mean(name, [*FUNCTIONS, *PILE_FUNCTIONS, *self.scope.defines]))
         if name in AGGREGATES and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
             return self.aggregate(node, name, node.args[0])
         if name in ("min", "max") and len(node.args) >= 2:
@@ -545,6 +576,8 @@ class ExprChecker:
                 raise self.fail(node, "old(...) is only allowed in `after` properties")
             inner = ExprChecker(self.scope, self.text, self.loc, self.bindings, False, self.define_stack)
             operand = inner.visit(node.args[0], expected)
+            if isinstance(operand, PileValue):
+                return piles.old(operand, self.at(node))
             return Old(operand.type, operand=operand, loc=self.at(node))
         forms = {
             "sum": "sum(x[k] for k in domain)", "count": "count(cond for k in domain)",
@@ -553,6 +586,56 @@ class ExprChecker:
             "abs": "abs(a)", "succ": "succ(turn)", "pred": "pred(turn)", "old": "old(expr)",
         }
         raise self.fail(node, f"wrong arguments for {name}()", f"write {forms[name]}")
+
+    # -- piles ---------------------------------------------------------------------------
+    def pile_subscript(self, node: ast.Subscript, pile: Pile, index_nodes: list[ast.AST]) -> Expr:
+        """`hand[p]` (one pile of an array of piles) or `hand[p][i]` (its card at position i,
+        0 being the top)."""
+        n = len(pile.outer)
+        if len(index_nodes) not in (n, n + 1):
+            what = f"{n} index(es) ({', '.join(d.name for d in pile.outer)})" if n else "no index"
+            raise self.fail(node, f"`{pile.name}` is a pile: it takes {what}, then optionally a position (0 is the top), found {len(index_nodes)}")
+        outer = tuple(self.index(idx, dom, pile.name) for idx, dom in zip(index_nodes, pile.outer))
+        value = piles.stored(pile, outer, self.at(node))
+        if len(index_nodes) == n:
+            return value
+        return piles.at(value, self.expect(index_nodes[n], INT), ast.unparse(node), self.at(node))
+
+    def pile_list(self, node: ast.List, expected: Type) -> Expr:
+        pile = self.scope.pile_of_type(expected)
+        assert pile is not None, "a pile type names a declared pile's element type"
+        items = [self.expect(item, pile.elem.type) for item in node.elts]
+        return piles.listed(expected, items, piles.fill_of(pile, self.at(node)), self.at(node))
+
+    def pile_arg(self, node: ast.AST, fn: str, expected: Type | None) -> PileValue:
+        value = self.visit(node, expected)
+        if not isinstance(value, PileValue):
+            raise self.fail(node, f"{fn}() takes a pile, found {value.type}", f"write {PILE_FUNCTIONS[fn]}")
+        return value
+
+    def pile_call(self, node: ast.Call, name: str, expected: Type | None) -> Expr:
+        """top, bottom, len, draw, put_top, put_bottom, remove. The pile a pile-valued call
+        takes has the type it gives, so `[]` may stand there (`put_top([], c)`)."""
+        arity = 2 if name in ("put_top", "put_bottom", "remove") else 1
+        if len(node.args) != arity:
+            raise self.fail(node, f"wrong arguments for {name}()", f"write {PILE_FUNCTIONS[name]}")
+        gives_pile = name in ("draw", "put_top", "put_bottom", "remove") and expected is not None and expected.kind == "pile"
+        pile = self.pile_arg(node.args[0], name, expected if gives_pile else None)
+        text, loc = ast.unparse(node), self.at(node)
+        if name == "len":
+            assert pile.length is not None
+            return pile.length
+        if name == "top":
+            return piles.top(pile, text, loc)
+        if name == "bottom":
+            return piles.bottom(pile, text, loc)
+        if name == "draw":
+            return piles.draw(pile, text, loc)
+        if name == "remove":
+            return piles.remove(pile, self.expect(node.args[1], INT), text, loc)
+        assert pile.fill is not None
+        card = self.expect(node.args[1], pile.fill.type)
+        return (piles.put_top if name == "put_top" else piles.put_bottom)(pile, card, text, loc)
 
     def aggregate(self, node: ast.Call, name: str, gen: ast.GeneratorExp) -> Expr:
         bindings = dict(self.bindings)
@@ -611,7 +694,10 @@ def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = Non
         return literal
     if not isinstance(text, str):
         raise RulecheckError("expected an expression", loc, repr(text))
-    return ExprChecker(scope, text, loc, bindings, allow_old).check(expected)
+    expr = ExprChecker(scope, text, loc, bindings, allow_old).check(expected)
+    if expr.type.kind == "pile" and (expected is None or expected.kind != "pile"):
+        raise RulecheckError("a pile is not a value here", loc, text, "read it with top(...), bottom(...), len(...) or pile[i]")
+    return expr
 
 
 def balanced(op: str, items: list[Expr], type_: Type, loc: Loc) -> Expr:

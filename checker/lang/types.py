@@ -14,10 +14,12 @@ from dataclasses import dataclass
 class Type:
     """bool, int, or an enum named after its domain."""
 
-    kind: str  # "bool" | "int" | "enum"
+    kind: str  # "bool" | "int" | "enum" | "pile" (the checker's own: no engine sees a pile)
     domain: str | None = None
 
     def __str__(self) -> str:
+        if self.kind == "pile":
+            return f"pile of {self.domain}"
         return self.domain if self.kind == "enum" and self.domain else self.kind
 
 

@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from checker.results import Result
-from checker.trace import to_itf, to_json
+from checker.trace import Trace, to_itf, to_json
 
 EVIDENCE_FORMAT = "rulecheck-evidence"
 EVIDENCE_VERSION = 1
@@ -43,39 +43,51 @@ def trace_identity(doc: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(play, sort_keys=True, default=str).encode()).hexdigest()[:_HASH]
 
 
-def evidence_name(result: Result) -> str:
-    """The file name (in the game's folder) of the evidence of a failing result with a trace."""
-    assert result.trace is not None
-    return f"{result.prop.id}.{trace_identity(to_json(result.trace))}.json"
+def evidence_name(result: Result, trace: Trace | None = None) -> str:
+    """The file name (in the game's folder) of a result's trace (default: its counterexample)."""
+    trace = trace or result.trace
+    assert trace is not None
+    return f"{result.prop.id}.{trace_identity(to_json(trace))}.json"
 
 
-def evidence_path(out_dir: str, result: Result) -> str:
-    return os.path.join(out_dir, result.model.folder, evidence_name(result))
+def evidence_path(out_dir: str, result: Result, trace: Trace | None = None) -> str:
+    return os.path.join(out_dir, result.model.folder, evidence_name(result, trace))
 
 
-def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune: bool = True) -> list[str]:
+def saved_traces(result: Result, all_witnesses: bool = False) -> list[Trace]:
+    """The traces of a result that are written: its counterexample, and the witnesses of a
+    `reachable` that holds when its property says `witness: true` or the run asks for them
+    (`check --witnesses`): the bundled evidence stays the counterexamples and the few witnesses
+    a suite chose (docs/traces.md)."""
+    traces = [result.trace] if result.trace is not None else []
+    if all_witnesses or result.prop.witness:
+        traces += result.witnesses
+    return traces
+
+
+def write_evidence(results: list[Result], out_dir: str, itf: bool = False, prune: bool = True, all_witnesses: bool = False) -> list[str]:
     """Write one file per distinct trace and each game's clause quotes; returns the paths written
     (or already up to date)."""
-    groups: dict[str, list[tuple[Result, dict[str, Any]]]] = {}
+    groups: dict[str, list[tuple[Result, Trace, dict[str, Any]]]] = {}
     for result in results:
-        if result.trace is not None:
-            doc = to_json(result.trace)
+        for trace in saved_traces(result, all_witnesses):
+            doc = to_json(trace)
             path = os.path.join(out_dir, result.model.folder, f"{result.prop.id}.{trace_identity(doc)}.json")
-            groups.setdefault(path, []).append((result, doc))
+            groups.setdefault(path, []).append((result, trace, doc))
     written: list[str] = []
     quotes: dict[str, dict[str, dict[str, str]]] = {}
     for path in sorted(groups):
-        witnesses = [_witness(r) for r, _ in groups[path]]
+        witnesses = [_witness(r) for r, _, _ in groups[path]]
         if not prune:
             witnesses += _recorded(path, EVIDENCE_FORMAT, "witnesses", [])
         witnesses = sorted({json.dumps(w, sort_keys=True): w for w in witnesses}.values(), key=lambda w: (w["variant"], w["reading"]))
-        result, doc = min(groups[path], key=lambda pair: (pair[0].model.id, pair[0].reading_label))
+        result, trace, doc = min(groups[path], key=lambda item: (item[0].model.id, item[0].reading_label))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         _write_if_changed(path, _dump(evidence_document(result, doc, witnesses, quotes.setdefault(os.path.dirname(path), {}))))
         written.append(path)
         if itf:
             itf_path = path[: -len(".json")] + ".itf.json"
-            _write_if_changed(itf_path, json.dumps(to_itf(result.trace), indent=1, default=str) + "\n")
+            _write_if_changed(itf_path, json.dumps(to_itf(trace), indent=1, default=str) + "\n")
             written.append(itf_path)
     for folder, table in sorted(quotes.items()):
         path = os.path.join(folder, CLAUSES_FILE)

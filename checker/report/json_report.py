@@ -28,6 +28,7 @@ def result_json(result: Result) -> dict[str, Any]:
         "seconds": round(result.seconds, 3),
         "detail": result.detail,
         "trace": to_json(result.trace) if result.trace else None,
+        "witnesses": [to_json(w) for w in result.witnesses],
     }
 
 

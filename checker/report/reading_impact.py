@@ -12,13 +12,14 @@ import glob
 import hashlib
 import os
 from collections import defaultdict
+from typing import Any
 
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
 from checker.analysis.outcomes import Impact
 from checker.lang.model import Model
 from checker.results import Result
-from checker.trace import Step, narrative, to_json
+from checker.trace import Step, narrative, to_json, visible_changes
 
 CACHE_DIR = ".rulecheck-cache"
 
@@ -146,7 +147,8 @@ def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
     lines += [f"| at the divergent step | under `{a.label}` | under `{b.label}` |", "|---|---|---|"]
     lines.append(f"| game over | {_over(a)} | {_over(b)} |")
     if a.steps or b.steps:
-        lines.append(f"| {_moves_heading(divergence.kind)} | {_moves(a)} | {_moves(b)} |")
+        display = divergence.trace.display if divergence.trace is not None else {}
+        lines.append(f"| {_moves_heading(divergence.kind)} | {_moves(a, display)} | {_moves(b, display)} |")
     if a.error or b.error:
         lines.append(f"| modelling error | {a.error or 'none'} | {b.error or 'none'} |")
     lines.append("")
@@ -163,17 +165,17 @@ def _moves_heading(kind: str) -> str:
     return {"result": "the same move's result", "moves": "moves enabled under this reading only", "terminal": "moves"}.get(kind, "moves")
 
 
-def _moves(side: Side) -> str:
+def _moves(side: Side, display: dict[str, Any]) -> str:
     if not side.steps:
         return "none"
-    parts = [_cell(step) for step in side.steps]
+    parts = [_cell(step, display) for step in side.steps]
     if side.more:
         parts.append(f"and {side.more} more")
     return "<br>".join(parts)
 
 
-def _cell(step: Step) -> str:
-    changed = ", ".join(f"{n} {before}\u2192{after}" for n, before, after in step.changes) or "nothing changes"
+def _cell(step: Step, display: dict[str, Any]) -> str:
+    changed = visible_changes(display, step) or "nothing visible changes"
     return f"{step.text}: {changed}".replace("|", "\\|")
 
 

@@ -14,12 +14,14 @@ from checker.report.errata import game_results, suite_findings
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.results import Result
+from checker.scenario_run import ScenarioResult
 
 MAX_UNEXPECTED_LINES = 20  # beyond this the summary would no longer fit on a screen
 
 
-def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: float | None = None) -> list[str]:
-    """The summary as plain lines, for printing and for tests."""
+def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: float | None = None, scenarios: list[ScenarioResult] | None = None) -> list[str]:
+    """The summary as plain lines, for printing and for tests; a failed scenario is a line of
+    its own (located at the step that is not enabled), passing ones are counted in the total."""
     lines = []
     for folder in sorted({r.model.folder for r in results}):
         lines.append(_game_line(folder, game_results(folder, results)))
@@ -31,9 +33,12 @@ def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: floa
         lines.append(f"unexpected {where}: {r.verdict_text}, expected {r.expected}{detail}{evidence}")
     if len(unexpected) > MAX_UNEXPECTED_LINES:
         lines.append(f"... and {len(unexpected) - MAX_UNEXPECTED_LINES} more unexpected results (all of them: --verbose)")
+    failed = [s for s in scenarios or [] if not s.passed]
+    lines += [f"unexpected: {s.located()}" for s in failed]
     mismatches = len(unexpected)
     took = f" in {wall_seconds:.1f} s" if wall_seconds is not None else ""
-    lines.append(f"{len(results)} results{took}, {len(results) - mismatches} as expected, {mismatches} unexpected")
+    played = f"; {len(scenarios)} scenario(s), {len(failed)} failed" if scenarios else ""
+    lines.append(f"{len(results)} results{took}, {len(results) - mismatches} as expected, {mismatches} unexpected{played}")
     return lines
 
 
@@ -60,9 +65,9 @@ def _game_line(folder: str, results: list[Result]) -> str:
             f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring")
 
 
-def print_summary(results: list[Result], console: Console, out_dir: str | None, wall_seconds: float | None = None) -> None:
-    lines = summary_lines(results, out_dir, wall_seconds)
-    ok = all(r.matches for r in results)
+def print_summary(results: list[Result], console: Console, out_dir: str | None, wall_seconds: float | None = None, scenarios: list[ScenarioResult] | None = None) -> None:
+    lines = summary_lines(results, out_dir, wall_seconds, scenarios)
+    ok = all(r.matches for r in results) and all(s.passed for s in scenarios or [])
     for line in lines[:-1]:
         style = "red" if line.startswith("unexpected") else ""
         console.print(f"[{style}]{escape(line)}[/]" if style else escape(line))

@@ -28,6 +28,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
+from checker.lang.symmetry import Symmetry
 from checker.limits import OutOfBudget, WorkLimit
 from checker.verdict import EngineName, Verdict
 
@@ -64,8 +65,13 @@ def notice(message: str) -> None:
         print(f"rulecheck: {message}; using the Python engine", file=sys.stderr)
 
 
-def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto") -> tuple[explicit.Exploration, dict[str, Finding]]:
-    """Explore one configuration and decide every property, natively when possible."""
+def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto",
+                       symmetry: Symmetry | None = None) -> tuple[explicit.Exploration, dict[str, Finding]]:
+    """Explore one configuration and decide every property, natively when possible (the native
+    back-end does not reduce by symmetry: a symmetric exploration runs in Python)."""
+    if symmetry is not None:
+        exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph, symmetry)
+        return exp, explicit.decide(exp, props, found)
     unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
     if unknown and backend != "python":
         if backend == "native":
@@ -133,6 +139,8 @@ class ExplicitEngine:
             return {}
         need_graph = any(KINDS[p.kind].needs_edges for p in props)
         remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
-        exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend)
+        symmetry = Symmetry(model, config, compiled.layout) if model.symmetric and options.symmetry else None
+        exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend, symmetry)
         self.complete = exp.complete
+        explicit.add_witnesses(exp, props, findings, options.witnesses)
         return {prop.id: explicit.verdict_of(findings[prop.id], exp) for prop in props}

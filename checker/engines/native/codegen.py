@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 
 from checker.lang.compile import Code, CompiledModel, Emitter, Instance, _lit
-from checker.lang.expr import Agg, Binary, Expr, ReadingRef, SlotRef
+from checker.lang.expr import Agg, Binary, Expr, ReadingRef, Require, SlotRef
 from checker.lang.layout import Layout
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
@@ -62,6 +62,16 @@ class NativeEmitter(Emitter):
             raw = f"_rd({state}, {slot_layout.base} + ({element.text}) * {slot_layout.width}, {mask})"
         lo = self.model.slots[expr.name].elem.lo or 0
         return Code(f"({raw} + {lo})") if lo else Code(raw)
+
+    def emit_Require(self, expr: Require, env: dict, state: str) -> Code:
+        """A call, not the Python emitter's conditional: numba needs both branches typed alike.
+        The value is evaluated before the test fails; either error is an error, as in the
+        interpreter."""
+        test = self.emit(expr.test, env, state)
+        if test.const and test.value:
+            return self.emit(expr.value, env, state)
+        value = self.emit(expr.value, env, state)
+        return Code(f"_req({test.text}, {value.text}, {expr.message!r})")
 
     def emit_Binary(self, expr: Binary, env: dict, state: str) -> Code:
         """`and`/`or` of operands that cannot raise become `&`/`|`: no branches, so the
@@ -130,7 +140,7 @@ class NativeEmitter(Emitter):
         return Code(f"({(' | ' if expr.op == 'any' else ' & ').join(pieces)})") if len(pieces) > 1 else code
 
 
-RAISING = ("_div(", "_mod(", "_ix(", "_pmin(", "_pmax(", "_empty(")
+RAISING = ("_req(", "_div(", "_mod(", "_ix(", "_pmin(", "_pmax(", "_empty(")
 
 
 def cannot_raise(code: Code) -> bool:
@@ -365,7 +375,7 @@ HEADER = """\
 import numpy as np
 from numba import njit
 
-from checker.engines.native.runtime import _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _twice, _wr, state_hash  # noqa: F401
+from checker.engines.native.runtime import _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash  # noqa: F401
 
 W = {words}
 NI = {instances}"""

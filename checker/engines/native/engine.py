@@ -419,7 +419,20 @@ def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
     return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
 
 
-GRAPH_CHECKS = {"terminates": terminates, "leads-to": leads_to}
+def can_end(exp: NativeExploration, _prop: BoundProperty) -> Finding:
+    """`explicit.can_end` with the backward search compiled: the shallowest state (nodes are
+    numbered breadth first) from which no terminal state can be reached."""
+    starts, edges = _graph_arrays(exp)
+    ends = _runtime().can_reach(starts, edges, (exp.term != 0).astype(np.uint8))
+    trapped = np.flatnonzero(ends == 0)
+    if trapped.size == 0:
+        return Finding("holds")
+    node = int(trapped[0])
+    closed = int(_runtime().reachable_count(starts, edges, node))
+    return explicit.trapped_finding(exp.path_to(node), closed, bool(starts[node + 1] == starts[node]))
+
+
+GRAPH_CHECKS = {"terminates": terminates, "leads-to": leads_to, "can-end": can_end}
 
 
 def decide(exp: NativeExploration, props: list[BoundProperty], found: dict[str, Finding]) -> dict[str, Finding]:

@@ -45,6 +45,13 @@ def _ix(value, lo, size, name):
 
 
 @njit(cache=True)
+def _req(ok, value, message):
+    if not ok:
+        raise ValueError("a pile operation it cannot do")
+    return value
+
+
+@njit(cache=True)
 def _range(action, slot, value, lo, hi):
     raise ValueError("write outside a slot's range")
 
@@ -343,3 +350,63 @@ def has_exit(starts, edges, members, lo, hi, inside):
             if inside[edges[pos]] == 0:
                 return True
     return False
+
+
+@njit(cache=True)
+def can_reach(starts, edges, goal):
+    """1 for every node from which some path reaches a node marked in `goal` (the goal nodes
+    included): a backward search over the reversed edges, as `checker.engines.graph.reaches`."""
+    n = starts.shape[0] - 1
+    rstarts = np.zeros(n + 1, np.int64)
+    for pos in range(edges.shape[0]):
+        rstarts[edges[pos] + 1] += 1
+    for node in range(n):
+        rstarts[node + 1] += rstarts[node]
+    fill = rstarts[:n].copy()
+    preds = np.empty(edges.shape[0], np.int64)
+    for node in range(n):
+        for pos in range(starts[node], starts[node + 1]):
+            succ = edges[pos]
+            preds[fill[succ]] = node
+            fill[succ] += 1
+    reach = np.zeros(n, np.uint8)
+    stack = np.empty(n, np.int64)
+    top = 0
+    for node in range(n):
+        if goal[node]:
+            reach[node] = 1
+            stack[top] = node
+            top += 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        for pos in range(rstarts[node], rstarts[node + 1]):
+            pred = preds[pos]
+            if reach[pred] == 0:
+                reach[pred] = 1
+                stack[top] = pred
+                top += 1
+    return reach
+
+
+@njit(cache=True)
+def reachable_count(starts, edges, source):
+    """How many nodes are reachable from `source` (itself included)."""
+    n = starts.shape[0] - 1
+    seen = np.zeros(n, np.uint8)
+    stack = np.empty(n, np.int64)
+    seen[source] = 1
+    stack[0] = source
+    top = 1
+    count = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        for pos in range(starts[node], starts[node + 1]):
+            succ = edges[pos]
+            if seen[succ] == 0:
+                seen[succ] = 1
+                stack[top] = succ
+                top += 1
+                count += 1
+    return count

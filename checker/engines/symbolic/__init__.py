@@ -269,6 +269,6 @@ def to_verdict(outcome: Outcome, seconds: float) -> Verdict:
         Status(outcome.status), EngineName.SYMBOLIC, outcome.bound, depth=max(outcome.depth, 0), seconds=seconds,
         detail=outcome.detail or (outcome.note if outcome.status == "fails" and not outcome.states else ""),
         proof=outcome.proof if outcome.status == "holds" else True, config=outcome.config,
-        path=outcome.states if outcome.status in ("fails", "error") else None, shape=outcome.shape, loop_start=outcome.loop_start,
+        path=outcome.states, shape=outcome.shape, loop_start=outcome.loop_start,  # a counterexample, or a `reachable`'s witness
         note=outcome.note, last_action=outcome.last_action, branches=outcome.branches,
     )

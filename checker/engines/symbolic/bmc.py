@@ -244,7 +244,7 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
         if hit == "unknown":
             return "unknown"
         if hit:
-            return raising(m) or Outcome("holds", True, f"BMC: witness at depth {k}", depth=k, detail=cfg_note(m))
+            return raising(m) or Outcome("holds", True, f"BMC: witness at depth {k}", u.path(m, k), enc.chosen_config(m), depth=k, detail=cfg_note(m))
         return None
     if kind == "after":
         hit, m = found(cond)

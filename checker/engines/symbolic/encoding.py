@@ -22,7 +22,7 @@ from typing import Any
 import z3
 
 from checker.engines.symbolic.interrupt import raise_if_requested
-from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, SlotRef, Unary, Var
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.lang.model import Action, Config, Model
 from checker.lang.types import Domain, Type
 
@@ -376,6 +376,12 @@ class Encoder:
         then, e1 = self.term(expr.then, state, env, old)
         orelse, e2 = self.term(expr.orelse, state, env, old)
         return ITE(test, then, orelse), OR(terr, AND(test, e1), AND(NOT(test), e2))
+
+    def t_Require(self, expr: Require, state, env, old):
+        """The interpreter tests first and raises when the test fails, else evaluates."""
+        test, terr = self.term(expr.test, state, env, old)
+        value, verr = self.term(expr.value, state, env, old)
+        return value, OR(terr, NOT(test), AND(test, verr))
 
     def t_Call(self, expr: Call, state, env, old):
         pairs = [self.term(a, state, env, old) for a in expr.args]

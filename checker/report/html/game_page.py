@@ -1,6 +1,7 @@
 """A game's page of the HTML report: the summary of results, the findings ranked as on the
 errata page (severity, clauses quoted, scenario, proposed wording, where it shows) each with a
-player for every distinct trace that shows it, and a picture of each model's phases."""
+player for every distinct trace that shows it (with the state graph of a small configuration, the
+trace's path on it), and a picture of each model's phases."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, g
 from checker.report.html.page import esc, page, plain
 from checker.report.html.phase_graph import phase_svg
 from checker.report.html.player import player_html
+from checker.report.html.state_graph import StateGraphs
 from checker.results import Result
 from checker.trace import to_json
 
@@ -33,8 +35,9 @@ def game_page(folder: str, results: list[Result], impact_html: str = "") -> str:
         body.append("<ol>" + "".join(f'<li><a href="#{esc(_anchor(e))}">{esc(e.title)}</a> {_badge(e)}</li>' for e in entries) + "</ol>")
     else:
         body.append("<p>No failing property: no defect of the text found within the checked bounds.</p>")
+    graphs = StateGraphs(results)
     for number, entry in enumerate(entries, start=1):
-        body.append(_finding(number, entry, combos))
+        body.append(_finding(number, entry, combos, graphs))
     body.append("<h2>Results</h2>")
     body.append(_results_table(results))
     if impact_html:
@@ -54,7 +57,7 @@ def _badge(entry: FindingEvidence) -> str:
     return f'<span class="sev sev-{css}">{esc(entry.severity)}</span>'
 
 
-def _finding(number: int, entry: FindingEvidence, combos: int) -> str:
+def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGraphs) -> str:
     model = entry.results[0].model
     shown = len({(r.model.id, r.reading_label) for r in entry.results})
     out = [f'<section class="finding" id="{esc(_anchor(entry))}">', f"<h3>{number}. {esc(entry.title)} {_badge(entry)}</h3>",
@@ -77,7 +80,8 @@ def _finding(number: int, entry: FindingEvidence, combos: int) -> str:
         traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
     for index, (key, result) in enumerate(traces.items()):
         title = f"{result.prop.id}: {plain(where(result))} ({len(result.trace.steps)} steps, {result.trace.shape})"
-        player = player_html(result.trace, f"trace-{_anchor(entry)}-{key}", title)
+        element_id = f"trace-{_anchor(entry)}-{key}"
+        player = player_html(result.trace, element_id, title, graphs.figure(result, element_id))
         out.append(player if index == 0 else f"<details><summary>Also: {esc(title)}</summary>\n{player}\n</details>")
     out.append("</section>")
     return "\n".join(out)

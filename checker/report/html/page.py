@@ -58,10 +58,21 @@ blockquote { margin: .5rem 0; padding: .25rem .75rem; border-left: 4px solid var
 .state td.changed { font-weight: 600; }
 .bar { display: inline-block; height: .9em; background: #1a56a8; vertical-align: middle; }
 svg text { font: 12px system-ui, sans-serif; }
+.state-graph-box { margin: .75rem 0; overflow-x: auto; }
+.state-graph .sg-edge { stroke: #c4cbd4; }
+.state-graph .on-path line, .state-graph .on-path path { stroke: #c62828; stroke-width: 2.5; }
+.state-graph .on-path.current line, .state-graph .on-path.current path { stroke-width: 4.5; }
+.state-graph .sg-node circle, .state-graph .sg-node rect { fill: #9fb3c8; }
+.state-graph .sg-node.initial circle { stroke: #1d1d1f; stroke-width: 1.5; }
+.state-graph .sg-node.on-path circle, .state-graph .sg-node.on-path rect { fill: #c62828; }
+.state-graph .sg-node.current circle { r: 7px; fill: #fff; stroke: #1a56a8; stroke-width: 3; }
+.state-graph .sg-node.current rect { fill: #fff; stroke: #1a56a8; stroke-width: 3; }
+.state-graph text { font: 600 10px system-ui, sans-serif; fill: #c62828; }
 .js .static-only { display: none; }
 @media print {
   .controls, .no-print { display: none !important; }
   .player { break-inside: avoid; }
+  .state-graph-box { overflow: visible; }
   .js .static-only { display: block; }
   details { display: block; } details > * { display: block; }
   a { color: inherit; text-decoration: none; }
@@ -70,7 +81,8 @@ svg text { font: 12px system-ui, sans-serif; }
 
 # The trace player: each `.player` reads its trace from the JSON element its `data-trace` names.
 # Left/right arrows (or j/k) step the focused player, Home/End jump; the state table highlights
-# what the current step changed; at the end of a lasso, forward goes round the loop again.
+# what the current step changed and the state graph rings the current state; at the end of a lasso,
+# forward goes round the loop again.
 # n/p move between findings.
 SCRIPT = r"""
 document.documentElement.classList.add('js');
@@ -106,6 +118,9 @@ document.documentElement.classList.add('js');
         cell.classList.toggle('changed', !!changed[tr.dataset.el]);
       });
       items.forEach(function (li, i) { li.classList.toggle('current', i === at - 1); });
+      function here(attr, g) { return g.getAttribute(attr).split(' ').indexOf(String(at)) >= 0; }
+      player.querySelectorAll('.state-graph [data-at]').forEach(function (g) { g.classList.toggle('current', here('data-at', g)); });
+      player.querySelectorAll('.state-graph [data-steps]').forEach(function (g) { g.classList.toggle('current', here('data-steps', g)); });
     }
     function forward() { if (at === n && data.loop_start !== null) show(data.loop_start + 1); else show(at + 1); }
     player.querySelector('.prev').addEventListener('click', function () { show(at - 1); });

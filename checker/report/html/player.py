@@ -55,7 +55,8 @@ def _shown_state(view: _View, state: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def player_html(trace: Trace, element_id: str, title: str) -> str:
+def player_html(trace: Trace, element_id: str, title: str, graph: str = "") -> str:
+    """The player; `graph` is the HTML of the state graph with this trace on it (or why there is none)."""
     data = player_data(trace)
     loop = trace.loop_start
     items = []
@@ -78,7 +79,7 @@ def player_html(trace: Trace, element_id: str, title: str) -> str:
         '<div class="controls no-print" hidden><button class="prev" type="button">\u2190 back</button>'
         '<button class="next" type="button">forward \u2192</button> <span class="muted">or \u2190/\u2192 keys (Home, End) with the player focused</span></div>\n'
         '<div class="view" aria-live="polite"></div>\n'
-        f'<ol class="steps">{"".join(items)}</ol>\n{loop_note}'
+        f'<ol class="steps">{"".join(items)}</ol>\n{loop_note}{graph}'
         f'<details class="state-box"><summary>Whole state</summary><table class="state">{rows}</table></details>\n'
         f"{json_script(element_id, data)}\n</div>"
     )

@@ -1,0 +1,189 @@
+"""The reachable state graph of a small model as an inline SVG, with a trace's path on it.
+
+A designer sees the whole game at once: every state the rules can reach under the trace's
+configuration (a dot), every move between two of them (a line), and the trace's play as a red
+path through them. It is drawn only when the configuration reaches at most `STATE_GRAPH_LIMIT`
+states: past that the dots merge into a blur and the exploration would cost as much as a check,
+so the page says why there is no picture instead.
+
+The layout is layered and computed here, in plain Python, so the page stays self-contained and
+byte-stable (no Graphviz, no random seed): a state's column is its breadth-first distance from
+the initial states, and within a column states are ordered by the mean row of the states that
+lead to them (the barycentre heuristic, which keeps most lines short and few crossing), ties by
+the order of discovery.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.analysis.statespace import StateSpace, explore_space
+from checker.errors import RulecheckError
+from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model
+from checker.report.html.page import esc
+from checker.results import Result
+from checker.trace import Trace, _jsonable_state, _View, display_info
+
+STATE_GRAPH_LIMIT = 200  # reachable states; also in docs/report.md
+EXPLORE_SECONDS = 10.0
+COLUMN, ROW, MARGIN = 90, 18, 24
+
+
+@dataclass
+class Drawn:
+    """A configuration's explored graph, or why it is not drawn."""
+
+    space: StateSpace | None
+    why_not: str = ""
+
+
+def _config_key(model: Model, config: Config) -> tuple[str, str, str]:
+    return model.id, repr(sorted(config.readings.items())), repr(sorted((k, repr(v)) for k, v in config.constants.items()))
+
+
+class StateGraphs:
+    """The state graphs of one page: each configuration explored at most once. A configuration
+    that a check already counted past the limit is not explored again."""
+
+    def __init__(self, results: list[Result]) -> None:
+        self._counted: dict[tuple[str, str, str], int] = {}
+        for r in results:
+            key = _config_key(r.model, r.config)
+            self._counted[key] = max(self._counted.get(key, 0), r.states)
+        self._drawn: dict[tuple[str, str, str], Drawn] = {}
+
+    def figure(self, result: Result, element_id: str) -> str:
+        """The graph with `result`'s trace on it, or a sentence saying why there is none."""
+        trace = result.trace
+        assert trace is not None
+        drawn = self._explored(result.model, result.config)
+        if drawn.space is None:
+            return f'<p class="muted state-graph-none">No state graph: {esc(drawn.why_not)}</p>'
+        return state_graph_svg(drawn.space, trace, element_id)
+
+    def _explored(self, model: Model, config: Config) -> Drawn:
+        key = _config_key(model, config)
+        if key not in self._drawn:
+            counted = self._counted.get(key, 0)
+            if counted > STATE_GRAPH_LIMIT:
+                self._drawn[key] = Drawn(None, _too_many(f"at least {counted:,}"))  # a check may stop early: a lower bound
+            else:
+                self._drawn[key] = _explore(model, config)
+        return self._drawn[key]
+
+
+def _too_many(count: str) -> str:
+    return f"this configuration reaches {count} states; the graph is drawn only up to {STATE_GRAPH_LIMIT}, past which it would show nothing readable."
+
+
+def _explore(model: Model, config: Config) -> Drawn:
+    try:
+        space = explore_space(CompiledModel(model, config), max_states=4 * STATE_GRAPH_LIMIT, timeout=EXPLORE_SECONDS)
+    except RulecheckError as exc:
+        return Drawn(None, f"the configuration could not be explored ({exc}).")
+    if space.error is not None:
+        return Drawn(None, f"exploring it stops at a modelling error ({space.error[1]}).")
+    if not space.complete or space.size > STATE_GRAPH_LIMIT:
+        return Drawn(None, _too_many(f"more than {STATE_GRAPH_LIMIT}" if not space.complete else f"{space.size:,}"))
+    return Drawn(space)
+
+
+def layers(space: StateSpace) -> list[list[int]]:
+    """Columns of nodes by breadth-first distance from the initial states, each ordered by the
+    barycentre of its predecessors in the column before (two sweeps), ties by node number."""
+    depth = [0] * space.size
+    for node in range(space.size):  # nodes are numbered in breadth-first order: a parent comes first
+        parent = space.parent[node]
+        depth[node] = depth[parent] + 1 if parent >= 0 else 0
+    columns: list[list[int]] = [[] for _ in range(max(depth) + 1)]
+    for node in range(space.size):
+        columns[depth[node]].append(node)
+    preds: dict[int, list[int]] = {}
+    for node in range(space.size):
+        for move in space.moves(node):
+            target = space.targets[move]
+            if depth[target] == depth[node] + 1:
+                preds.setdefault(target, []).append(node)
+    row = {node: i for column in columns for i, node in enumerate(column)}
+
+    def centre(node: int) -> float:
+        before = preds.get(node, [])
+        return sum(row[p] for p in before) / len(before) if before else row[node]
+
+    for _ in range(2):
+        for number in range(1, len(columns)):
+            columns[number].sort(key=lambda node: (centre(node), node))
+            row.update({node: i for i, node in enumerate(columns[number])})
+    return columns
+
+
+def trace_nodes(space: StateSpace, trace: Trace) -> list[int] | None:
+    """The node of each of the trace's states (initial first), or None when one is not in the graph."""
+    nodes = [space.index.get(space.compiled.layout.pack(state)) for state in trace.states()]
+    return None if any(n is None for n in nodes) else [n for n in nodes if n is not None]
+
+
+def state_graph_svg(space: StateSpace, trace: Trace, element_id: str) -> str:
+    path = trace_nodes(space, trace)
+    if path is None:
+        return '<p class="muted state-graph-none">No state graph: the trace\'s states are not all among the states explored for it.</p>'
+    columns = layers(space)
+    tallest = max(len(c) for c in columns)
+    where: dict[int, tuple[float, float]] = {}
+    for number, column in enumerate(columns):
+        top = MARGIN + (tallest - len(column)) * ROW / 2
+        for i, node in enumerate(column):
+            where[node] = (MARGIN + number * COLUMN, top + i * ROW)
+    width, height = 2 * MARGIN + (len(columns) - 1) * COLUMN, 2 * MARGIN + (tallest - 1) * ROW
+    steps_at: dict[int, list[int]] = {}
+    for step, node in enumerate(path):
+        steps_at.setdefault(node, []).append(step)
+    path_edges: dict[tuple[int, int], list[int]] = {}
+    for step in range(1, len(path)):
+        path_edges.setdefault((path[step - 1], path[step]), []).append(step)
+    edges = sorted({(node, space.targets[m]) for node in range(space.size) for m in space.moves(node)})
+    marker = f"sg-arrow-{element_id}"
+    parts = [f'<svg class="state-graph" role="img" aria-label="{space.size} reachable states, the trace highlighted" '
+             f'viewBox="0 0 {width:.0f} {height:.0f}" width="{min(width, 1100):.0f}">',
+             f'<defs><marker id="{esc(marker)}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">'
+             '<path d="M0,0 L10,5 L0,10 z" fill="#c62828"/></marker></defs>']
+    parts += [_edge(where, a, b, "sg-edge") for a, b in edges if (a, b) not in path_edges]
+    for (a, b), steps in sorted(path_edges.items()):
+        parts.append(f'<g class="sg-edge on-path" data-steps="{" ".join(map(str, steps))}">'
+                     + _edge(where, a, b, "", f' marker-end="url(#{esc(marker)})"') + "</g>")
+    view = _View(display_info(space.compiled.model))
+    initial = set(space.initial_nodes())
+    for node in range(space.size):
+        x, y = where[node]
+        css = ["sg-node"] + (["initial"] if node in initial else []) + (["terminal"] if space.terminal[node] else [])
+        at = steps_at.get(node)
+        state = view.state(_jsonable_state(space.compiled.layout.unpack(space.states[node])))
+        title = f"<title>{'step ' + ', '.join(map(str, at)) + ': ' if at else ''}{esc(state)}</title>"
+        shape = (f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8"/>' if space.terminal[node]
+                 else f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4"/>')
+        if at:
+            css.append("on-path")
+            label = f'<text x="{x:.1f}" y="{y - 10:.1f}" text-anchor="middle">{esc(",".join(map(str, at)))}</text>'
+            parts.append(f'<g class="{" ".join(css)}" data-at="{" ".join(map(str, at))}">{title}{shape}{label}</g>')
+        else:
+            parts.append(f'<g class="{" ".join(css)}">{title}{shape}</g>')
+    parts.append("</svg>")
+    moves = len(edges)
+    caption = (f"Every state this configuration reaches ({space.size} states, {moves} moves between them), one column per "
+               "move from the start: the trace's path in red, numbered by step, the state the player is at in a blue ring; "
+               "a square is a finished game, a dot ringed in black a starting state. Hover a state for its values.")
+    return f'<figure class="state-graph-box">\n{"".join(parts)}\n<figcaption class="muted">{caption}</figcaption>\n</figure>'
+
+
+def _edge(where: dict[int, tuple[float, float]], a: int, b: int, css: str, extra: str = "") -> str:
+    """A straight line to the next column; a bowed curve otherwise (back, same column, or a loop)."""
+    (x1, y1), (x2, y2) = where[a], where[b]
+    cls = f' class="{css}"' if css else ""
+    if a == b:
+        return f'<path{cls} d="M{x1:.1f},{y1 - 4:.1f} C{x1 - 14:.1f},{y1 - 22:.1f} {x1 + 14:.1f},{y1 - 22:.1f} {x1 + 3:.1f},{y1 - 4:.1f}" fill="none"{extra}/>'
+    if x2 - x1 == COLUMN:
+        return f'<line{cls} x1="{x1 + 4:.1f}" y1="{y1:.1f}" x2="{x2 - 5:.1f}" y2="{y2:.1f}"{extra}/>'
+    bow = 0.25 * abs(x2 - x1) + 20
+    mx, my = (x1 + x2) / 2, min(y1, y2) - bow
+    return f'<path{cls} d="M{x1:.1f},{y1 - 4:.1f} Q{mx:.1f},{my:.1f} {x2:.1f},{y2 - 5:.1f}" fill="none"{extra}/>'

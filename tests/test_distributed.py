@@ -1,0 +1,297 @@
+"""The check matrix and single explorations on a Dask cluster: a LocalCluster of two workers.
+
+The matrix on a cluster must write what a serial run writes, byte for byte, survive a worker
+killed mid-run, and report a model's error once with nothing written. The partitioned search
+(`--engine distributed`) must find what the single-process Python engine (the reference) finds:
+the same states, transitions and depth, the same verdicts, and traces of the same (shortest)
+length, on War with 8 cards, on a model of each bundled game and on generated models.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import tempfile
+import threading
+import time
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from checker import cluster
+from checker.engines.explicit import Budget
+from checker.engines.partition import ROOT, Batch, Partition, owner_of
+from checker.errors import RulecheckError
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from checker.lang.interp import Interpreter
+from checker.lang.model import Config
+from checker.lang.property_kinds import KINDS, KindClass
+from checker.report.json_report import results_json
+from checker.runner import CheckOptions, check_paths
+from tests.conftest import MINI, rulecheck, write
+from tests.large_models import large_models
+from tests.symbolic_support import bound_props, run, trace_len, write_game
+from tests.test_engines_agree import models
+
+distributed = pytest.importorskip("distributed")
+
+ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WAR8 = os.path.join(ROOT_DIR, "benchmarks", "models", "war", "war8.yaml")
+GAMES = os.path.join(ROOT_DIR, "models")
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """Two single-threaded worker processes, as `--cluster local --jobs 2` starts them."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def on_cluster(scheduler):
+    """An open session, which `--engine distributed` explorations run in."""
+    with cluster.session(scheduler.scheduler_address, 2):
+        yield scheduler
+
+
+# --- one exploration partitioned over the workers ----------------------------------------------
+
+
+def disagreements(path: str, config: Config | None = None) -> tuple[list[str], dict]:
+    """Where the partitioned search and the Python engine differ on one configuration (and
+    the partitioned search's results)."""
+    reference = run(path, "explicit", config=config, backend="python")
+    spread = run(path, "distributed", config=config)
+    stopped = any(r.status == "error" and r.trace is not None and r.trace.shape == "error" for r in reference.values())
+    out = []
+    for pid, ref in reference.items():
+        got = spread[pid]
+        if KINDS[ref.prop.kind].klass is KindClass.GRAPH:
+            if got.status != "undecided" or "whole state graph" not in got.detail:
+                out.append(f"{pid}: a graph property should be left undecided, got {got.status}")
+            continue
+        if "error" in (ref.status, got.status):
+            # A modelling error stops both searches at the first level where one occurs, and
+            # which violation or error of a level is shown may differ (the order of a level is
+            # not global): the depth at which it is found may not.
+            if trace_len(got) != trace_len(ref):
+                out.append(f"{pid}: {got.status} after {trace_len(got)} steps, reference {ref.status} after {trace_len(ref)}")
+            continue
+        if stopped:
+            continue
+        mine = (got.status, got.states, got.transitions, got.depth, trace_len(got))
+        theirs = (ref.status, ref.states, ref.transitions, ref.depth, trace_len(ref))
+        if mine != theirs or got.engine != "distributed":
+            out.append(f"{pid}: distributed {mine}, reference {theirs}")
+    return out, spread
+
+
+def test_war_with_8_cards_agrees_with_the_reference_engine(on_cluster):
+    problems, spread = disagreements(WAR8)
+    assert not problems, "\n".join(problems)
+    assert spread["cards-kept"].states == 185_201 and spread["cards-kept"].status == "holds"
+
+
+@pytest.mark.parametrize("variant, constants", [
+    ("showngo/junior.yaml", {"n_tackle": 1}),  # 10,843 states instead of 50,275
+    ("titlebelt/two-player.yaml", {}),
+    ("supershow/triple-threat-first-fall.yaml", {}),
+    ("sms/support.yaml", {"last_turn": 1}),  # 12,577 states instead of 259,600
+])
+def test_each_bundled_game_agrees_with_the_reference_engine(on_cluster, variant, constants):
+    path = os.path.join(GAMES, variant)
+    model = load_model(path)
+    default = model.default_config()
+    config = Config({**default.constants, **constants}, default.readings)
+    problems, _ = disagreements(path, config)
+    assert not problems, "\n".join(problems)
+
+
+def generated_disagreements(model_yaml: str, props_yaml: str) -> list[str]:
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+            bound_props(path)
+        except RulecheckError:
+            assume(False)
+        assume(bool(Interpreter(model, model.default_config()).initial_states()))
+        return disagreements(path)[0]
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(models())
+def test_generated_models_agree(on_cluster, case):
+    model_yaml, props_yaml = case
+    assume("act" in model_yaml)
+    problems = generated_disagreements(model_yaml, props_yaml)
+    assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(large_models(min_size=10_000, max_size=20_000))
+def test_large_generated_models_agree(on_cluster, case):
+    problems = generated_disagreements(case.model_yaml, case.props_yaml)
+    assert not problems, "\n".join(problems) + "\n\n" + case.model_yaml + "\n" + case.props_yaml
+
+
+def test_the_hash_spreads_states_evenly_and_each_state_has_one_owner():
+    """Partitions in one process (no Dask): every state is owned once, and the stable hash
+    spreads War's states over three partitions within 5 % of a third each."""
+    model = load_model(WAR8.replace("war8", "war6"))
+    compiled = CompiledModel(model, model.default_config())
+    parts = [Partition(compiled, [], i, 3) for i in range(3)]
+    incoming: list[list[Batch]] = [[Batch()] for _ in range(3)]
+    for state in compiled.initial:
+        incoming[owner_of(state, 3)][0].pairs.extend((state, ROOT))
+    while True:
+        steps = [parts[p].step(frozenset(), incoming[p]) for p in range(3)]
+        incoming = [[steps[q][0][p] for q in range(3)] for p in range(3)]
+        if not any(report.new_states for _, report in steps):
+            break
+    sizes = [len(p.parent) for p in parts]
+    assert sum(sizes) == 3_217 and all(abs(size - 3_217 / 3) < 0.05 * 3_217 / 3 for size in sizes), sizes
+    assert all(owner_of(s, 3) == i for i, p in enumerate(parts) for s in p.parent)
+
+
+def test_the_distributed_engine_needs_a_cluster(tmp_path):
+    write(tmp_path, MINI, "mini.yaml", folder="mini")
+    run_ = rulecheck("check", "--engine", "distributed", "--no-write", cwd=str(tmp_path))
+    assert run_.returncode == 2 and "--engine distributed needs a cluster" in run_.stderr
+
+
+# --- the check matrix on the cluster -----------------------------------------------------------
+
+
+def test_the_matrix_on_a_cluster_writes_what_a_serial_run_writes(project, scheduler):
+    runs = {
+        "serial": ("--jobs", "1"),
+        "cluster": ("--cluster", scheduler.scheduler_address),
+        "local": ("--cluster", "local", "--jobs", "2"),
+    }
+    outputs = {}
+    for name, args in runs.items():
+        done = rulecheck("check", *args, "--out", name, "--errata-dir", f"{name}-errata", "--format", "json", cwd=str(project))
+        assert done.returncode == 0, done.stderr
+        outputs[name] = [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(done.stdout)["results"]]
+    assert outputs["serial"] == outputs["cluster"] == outputs["local"] and len(outputs["serial"]) == 16
+    for name in ("cluster", "local"):
+        for file in os.listdir(project / "serial" / "duel"):
+            assert (project / "serial" / "duel" / file).read_bytes() == (project / name / "duel" / file).read_bytes()
+        assert (project / "serial-errata" / "duel.md").read_bytes() == (project / f"{name}-errata" / "duel.md").read_bytes()
+
+
+class WorkersWithOtherFiles:
+    """A stand-in client whose one worker reads other bytes at the model's path."""
+
+    def run(self, fn, paths):
+        return {"tcp://elsewhere:1": {path: "another version" for path in paths}}
+
+
+def test_workers_must_see_the_model_files_the_client_checks():
+    """A worker compiling from other files would cache code under their key (see cluster.check_sources)."""
+    with pytest.raises(RulecheckError, match="worker tcp://elsewhere:1 does not see the model files"):
+        cluster.check_sources(WorkersWithOtherFiles(), "tcp://scheduler:8786", [WAR8])
+
+
+def test_a_model_error_on_the_cluster_is_reported_once_and_nothing_is_written(tmp_path, scheduler):
+    broken = MINI.replace("terminal: over", "init_where: deck[low] == 3\nterminal: over")
+    write(tmp_path, broken, "mini.yaml", folder="mini")
+    write(tmp_path, broken.replace("id: mini", "id: other"), "other.yaml", folder="mini")
+    done = rulecheck("check", "--cluster", scheduler.scheduler_address, cwd=str(tmp_path))
+    assert done.returncode == 2 and done.stderr.count("has no initial state") == 1 and "mini.yaml:" in done.stderr
+    assert not (tmp_path / "counterexamples").exists() and not (tmp_path / "docs").exists()
+
+
+def summary(results) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in results_json(results)["results"]]
+
+
+# Only the property the matrix run checks: the benchmark suite's `expect` names variants
+# (war6, war10) this folder does not hold.
+WAR_CARDS_KEPT = """\
+game: war
+properties:
+  - id: cards-kept
+    kind: invariant
+    says: Every dealt card is in one of the two piles.
+    clauses: [war-1, war-2]
+    expr: len(pile[a]) + len(pile[b]) == count(dealt[c] for c in card)
+    expect: holds
+"""
+
+
+def test_a_worker_killed_during_a_matrix_run_loses_no_result(scheduler):
+    """War with 8 cards twice over (two models, about two seconds each, one per worker): one
+    worker is killed while it explores; the scheduler runs its job again and the results are the
+    serial run's."""
+    with tempfile.TemporaryDirectory() as root:
+        folder = os.path.join(root, "models", "war")
+        os.makedirs(folder)
+        text = open(WAR8).read()
+        for name in ("war8", "war8b"):
+            with open(os.path.join(folder, f"{name}.yaml"), "w") as fh:
+                fh.write(text.replace("id: war8", f"id: {name}"))
+        os.makedirs(os.path.join(root, "properties"))
+        with open(os.path.join(root, "properties", "war.yaml"), "w") as fh:
+            fh.write(WAR_CARDS_KEPT)
+
+        def options(**extra) -> CheckOptions:
+            return CheckOptions(budget=Budget(200_000, 120.0), backend="python", only_properties={"cards-kept"}, **extra)
+
+        serial = summary(check_paths([folder], options()))
+        outcome: dict = {}
+
+        def matrix() -> None:
+            try:
+                outcome["results"] = check_paths([folder], options(cluster=scheduler.scheduler_address))
+            except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+                outcome["error"] = exc
+
+        with distributed.Client(scheduler.scheduler_address) as client:
+            pids = client.run(os.getpid)
+            runner = threading.Thread(target=matrix)
+            runner.start()
+            victim = None
+            deadline = time.monotonic() + 60
+            while victim is None and time.monotonic() < deadline:
+                busy = [worker for worker, tasks in client.processing().items() if tasks]
+                victim = busy[0] if busy else None
+                time.sleep(0.05)
+            assert victim is not None, "no job ever ran"
+            time.sleep(0.3)  # well inside a two-second exploration
+            os.kill(pids[victim], signal.SIGKILL)
+            runner.join(180)
+            client.wait_for_workers(2, timeout=60)
+    assert "error" not in outcome, outcome.get("error")
+    assert summary(outcome["results"]) == serial and len(serial) == 2
+
+
+def test_a_worker_lost_during_a_partitioned_search_stops_it_with_an_error(on_cluster):
+    """Its partition (part of the visited set) is gone: the search must say so, not return a
+    smaller state count."""
+    outcome: dict = {}
+
+    def search() -> None:
+        try:
+            outcome["results"] = run(WAR8, "distributed", ids={"cards-kept"})
+        except BaseException as exc:  # noqa: BLE001 - examined below
+            outcome["error"] = exc
+
+    client = cluster.current()  # the session's (a second client in this process would share its loop)
+    client.wait_for_workers(2, timeout=60)
+    pids = client.run(os.getpid)
+    runner = threading.Thread(target=search)
+    runner.start()
+    deadline = time.monotonic() + 60
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the search (about three seconds)
+    os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+    runner.join(120)
+    client.wait_for_workers(2, timeout=60)
+    assert isinstance(outcome.get("error"), RulecheckError), outcome
+    assert "holding part of the search left it" in str(outcome["error"]) or "is gone" in str(outcome["error"])
