@@ -33,8 +33,6 @@ from checker.results import Result
 from checker.scenario_run import ScenarioResult, scenario_results
 from checker.verdict import EngineName, Status, Verdict
 
-ENGINES = (*EngineName, "auto")
-
 
 @dataclass
 class CheckOptions:
