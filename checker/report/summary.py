@@ -10,12 +10,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from checker.growth_check import Outcome
 from checker.report.errata import game_results, suite_findings
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.results import Result
 from checker.scenario_run import ScenarioResult
 
+GROWTH_WORDS = {Outcome.SURVIVES: "survive", Outcome.VANISHES: "vanish (bound artefacts)", Outcome.NOT_RECHECKED: "not re-checked"}
 MAX_UNEXPECTED_LINES = 20  # beyond this the summary would no longer fit on a screen
 
 
@@ -25,6 +27,7 @@ def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: floa
     lines = []
     for folder in sorted({r.model.folder for r in results}):
         lines.append(_game_line(folder, game_results(folder, results)))
+        lines += growth_lines(folder, game_results(folder, results))
     unexpected = [r for r in results if not r.matches]
     for r in unexpected[:MAX_UNEXPECTED_LINES]:
         where = f"{r.model.folder}/{r.model.id} {r.prop.id} [{r.reading_label}]"
@@ -39,6 +42,17 @@ def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: floa
     took = f" in {wall_seconds:.1f} s" if wall_seconds is not None else ""
     played = f"; {len(scenarios)} scenario(s), {len(failed)} failed" if scenarios else ""
     lines.append(f"{len(results)} results{took}, {len(results) - mismatches} as expected, {mismatches} unexpected{played}")
+    return lines
+
+
+def growth_lines(folder: str, results: list[Result]) -> list[str]:
+    """The game's growth re-checks: a count, then each finding that did not survive."""
+    checks = {g.finding: g for r in results for g in r.growth if g.applies}  # a model with no bound: nothing to say
+    if not checks:
+        return []
+    counts = [f"{sum(1 for g in checks.values() if g.outcome == o)} {word}" for o, word in GROWTH_WORDS.items()]
+    lines = [f"{folder}: growth re-check of {len(checks)} finding(s), bounds one step larger: {', '.join(counts)}"]
+    lines += [f"  {g.finding}: {g.words()}" for g in checks.values() if g.outcome != Outcome.SURVIVES]
     return lines
 
 

@@ -1,0 +1,196 @@
+"""The growth re-check: does a finding survive when the decks, hands and piles grow by one?
+
+A model checks small decks so that exploring them stays cheap; a failure that needs exactly
+that deck is a fact about the model, not the rules. So each filed finding is re-checked once:
+on one representative failing result (a property pinned `fails` where the finding has one, then
+the shortest counterexample), with every constant the model marks `bound: true` one step
+larger at once. A marked value of zero is a card or pile the variant leaves out and stays out; a
+value at the top of its declared range stays there and the check says so.
+
+The cost is kept small by three choices: one run per finding (not per failing result), the
+larger run decides only that property and stops at its first violation (breadth first, so a
+finding that survives usually costs a fraction of the state space), and a state budget of
+`GROWTH_FACTOR` times the representative's own exploration (at least `MIN_STATES`), with a
+time limit as a safety net. A run that hits either establishes nothing: "not re-checked".
+Outcomes are cached on disk, keyed by the checker's code, the game's model files and suite,
+the representative and the budget, so an unchanged game pays once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, replace
+from typing import Any
+
+from checker.engines.explicit import Budget
+from checker.errors import RulecheckError
+from checker.growth_check import NO_BOUND, GrowthCheck, Outcome
+from checker.lang.compile_cache import _model_folders, code_digest
+from checker.lang.model import Config, Model
+from checker.lang.properties import BoundProperty, bind, suite_path
+from checker.report.findings import FindingEvidence, group_findings
+from checker.results import Result
+
+GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the representative's exploration
+MIN_STATES = 50_000  # and never fewer: small explorations grow fastest in proportion
+GROWTH_TIMEOUT = 120.0  # seconds per larger run (a safety net; the state budget decides first)
+CACHE_DIR = ".rulecheck-cache"
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A configuration's marked bounds one step larger."""
+
+    constants: dict[str, Any]
+    grown: tuple[str, ...]
+    at_max: tuple[str, ...]
+    marked: int  # how many constants the model marks as bounds
+
+
+def grow(model: Model, config: Config) -> Growth:
+    """Every marked bound of `config` one step larger, within its declared range."""
+    constants = dict(config.constants)
+    grown: list[str] = []
+    at_max: list[str] = []
+    marked = [c for c in model.constants.values() if c.bound]
+    for const in marked:
+        value = config.constants[const.name]
+        hi = const.elem.hi if const.elem.hi is not None else value
+        cells = value.items() if const.is_table else [((), value)]
+        new = dict(value) if const.is_table else value
+        for key, cell in cells:
+            label = const.name + "".join(f"[{k}]" for k in key)
+            if cell == 0:
+                continue  # left out of this variant: stays out
+            if cell >= hi:
+                at_max.append(f"{label} {cell}")
+                continue
+            grown.append(f"{label} {cell}\u2192{cell + 1}")
+            if const.is_table:
+                new[key] = cell + 1
+            else:
+                new = cell + 1
+        constants[const.name] = new
+    return Growth(constants, tuple(grown), tuple(at_max), len(marked))
+
+
+def representative(entry: FindingEvidence) -> Result:
+    """The failure a finding is re-checked on: one pinned `fails` if any, the shortest trace."""
+    def key(r: Result) -> tuple:
+        return (r.expected != "fails", r.trace is None, len(r.trace.steps) if r.trace else 0, r.states)
+    return min(entry.results, key=key)  # min keeps the first of equals: the serial order
+
+
+def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> list[GrowthCheck]:
+    """Re-check every filed finding the results show (not those filed as bound artefacts) and
+    attach each outcome to the failing results of its finding (`Result.growth`)."""
+    from checker.report.errata import suite_findings
+
+    out: list[GrowthCheck] = []
+    for folder in sorted({r.model.folder for r in results}):
+        mine = [r for r in results if r.model.folder == folder]
+        for entry in group_findings(mine, suite_findings(mine)):
+            if entry.finding is None or entry.cls == "bound-artefact":
+                continue
+            check = recheck(entry.id, representative(entry), max_states, timeout, cache_dir)
+            out.append(check)
+            for r in entry.results:
+                r.growth = (*r.growth, check)
+    return out
+
+
+def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
+    """The growth re-check of one finding on its representative failing result."""
+    model = result.model
+    growth = grow(model, result.config)
+    base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
+    if not growth.marked:
+        return replace(base, reason=NO_BOUND)
+    if not growth.grown:
+        return replace(base, reason="every bound is at the top of its declared range or left out")
+    budget = Budget(min(max_states, max(MIN_STATES, GROWTH_FACTOR * result.states)), min(timeout, GROWTH_TIMEOUT), stop_when_decided=True)
+    path = _cache_path(cache_dir, finding, result, growth, budget) if cache_dir is not None else None
+    cached = _read(path)
+    if cached is not None:
+        return cached
+    check = _run(base, result, Config(growth.constants, result.config.readings), budget)
+    if "timeout" not in check.reason:  # a time limit depends on the machine's load: not kept
+        _write(path, check)
+    return check
+
+
+def _run(base: GrowthCheck, result: Result, config: Config, budget: Budget) -> GrowthCheck:
+    """Decide the representative's property alone under the larger configuration."""
+    from checker.runner import CheckOptions, check_config
+
+    # The Python back-end: it stops at the first violation, and the native one would compile the
+    # larger configuration first.
+    options = CheckOptions(engine="explicit", budget=budget, backend="python")
+    try:
+        grown = check_config(result.model, config, [bind(result.prop, result.model)], options)[0]
+    except RulecheckError as exc:
+        return replace(base, reason=f"the larger configuration cannot be checked: {exc.message}")
+    if grown.status == result.status:
+        return replace(base, outcome=Outcome.SURVIVES, states=grown.states, reason=grown.bound)
+    if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
+        if not _premise_reached(result, config, budget):
+            return replace(base, states=grown.states, reason="it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)")
+        return replace(base, outcome=Outcome.VANISHES, states=grown.states, reason=grown.bound)
+    reason = grown.bound if grown.status == "undecided" else f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})"
+    return replace(base, states=grown.states, reason=reason)
+
+
+def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
+    """A `leads-to` that holds because its `from` is never reached says nothing about the
+    finding: the larger game must still reach that situation (one more run, stopped as soon as
+    it is)."""
+    from checker.runner import CheckOptions, check_config
+
+    prop = result.prop
+    if prop.kind != "leads-to":
+        return True
+    bound = bind(prop, result.model)
+    premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
+    options = CheckOptions(engine="explicit", budget=budget, backend="python")
+    return check_config(result.model, config, [premise], options)[0].status == "holds"
+
+
+def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, budget: Budget) -> str:
+    """The cache file of one re-check: the checker's code, every YAML file the model is built
+    from, the game's suite, the representative and the budget."""
+    digest = hashlib.sha256(code_digest().encode())
+    model = result.model
+    files = [os.path.join(folder, name) for folder in _model_folders(model.path) for name in sorted(os.listdir(folder)) if name.endswith(".yaml")]
+    for path in [*files, suite_path(model.path)]:
+        digest.update(os.path.basename(path).encode())
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    digest.update(repr((finding, model.id, result.prop.id, result.status, sorted(result.config.readings.items()),
+                        sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout)).encode())
+    return os.path.join(cache_dir, f"growth-{digest.hexdigest()[:24]}.json")
+
+
+def _read(path: str | None) -> GrowthCheck | None:
+    if path is None or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return GrowthCheck.from_json(json.load(handle))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # an unreadable cache entry is recomputed
+
+
+def _write(path: str | None, check: GrowthCheck) -> None:
+    if path is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as handle:
+            json.dump(check.to_json(), handle, sort_keys=True)
+        os.replace(partial, path)
+    except OSError:
+        pass  # a cache that cannot be written is skipped

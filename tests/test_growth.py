@@ -1,0 +1,275 @@
+"""The growth re-check: each filed finding re-checked with the model's marked bounds one step larger.
+
+A toy game whose deck size is a marked bound: `one-card-deck` (nobody draws two cards) holds only
+because the deck has one card and vanishes with two; `drawing-happens` survives any deck;
+`short-deck` (nobody draws four) needs more states than the budget gives the larger run.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from checker.analysis import growth
+from checker.engines.explicit import Budget
+from checker.growth_check import Outcome
+from checker.lang.model import Config
+from checker.lang.properties import bind
+from checker.runner import CheckOptions, check_config, check_paths, load_games
+from tests.conftest import rulecheck
+
+MODEL = textwrap.dedent(
+    """\
+    game: Toy
+    id: toy
+    players: [ann]
+    constants:
+      cards: {type: int, range: [1, 6], default: 1, bound: true, doc: "cards in the deck (the text says 10)"}
+      spare: {type: int, range: [0, 2], default: 0, bound: true, doc: "spare cards, left out of this game"}
+    state:
+      deck: "int[0..6]"
+      drawn: "int[0..6]"
+    init:
+      deck: cards + spare
+      drawn: 0
+    terminal: deck == 0
+    actions:
+      draw:
+        by: ann
+        when: deck > 0
+        do:
+          deck: deck - 1
+          drawn: drawn + 1
+        rule: t-1
+      draw_two:
+        by: ann
+        when: deck >= 2
+        do:
+          deck: deck - 2
+          drawn: drawn + 2
+        rule: t-2
+    clauses:
+      t-1: {at: "1", says: "Draw a card."}
+      t-2: {at: "2", says: "Or draw two."}
+    """
+)
+
+SUITE = textwrap.dedent(
+    """\
+    game: toy
+    properties:
+      - id: two-drawn
+        kind: reachable
+        says: A player can draw two cards.
+        expr: drawn >= 2
+        clauses: [t-1]
+        expect: fails
+      - id: never-draws
+        kind: invariant
+        says: Nobody ever draws.
+        expr: drawn == 0
+        clauses: [t-1]
+        expect: fails
+      - id: four-drawn
+        kind: reachable
+        says: A player can draw four cards.
+        expr: drawn >= 4
+        clauses: [t-1]
+        expect: fails
+      - id: last-card-draws-two
+        kind: leads-to
+        says: Once the deck is empty after a single draw, two cards have been drawn.
+        from: deck == 0 and drawn == 1
+        to: drawn >= 2
+        expect: fails
+      - id: coverage
+        kind: coverage
+        says: Every rule can apply.
+        expect: fails
+    findings:
+      - id: one-card-deck
+        title: Nobody can draw two cards
+        class: gap
+        scenario: The deck holds one card.
+        proposed: None.
+        properties: [two-drawn]
+      - id: drawing-happens
+        title: Cards are drawn
+        class: gap
+        scenario: Ann draws.
+        proposed: None.
+        properties: [never-draws]
+      - id: short-deck
+        title: Nobody can draw four cards
+        class: gap
+        scenario: The deck holds three cards.
+        proposed: None.
+        properties: [four-drawn]
+      - id: single-draw-ends
+        title: The deck can run out after a single draw
+        class: gap
+        scenario: The deck holds one card.
+        proposed: None.
+        properties: [last-card-draws-two]
+      - id: two-never-drawn
+        title: Drawing two cards never happens
+        class: dead-rule
+        scenario: The deck holds one card.
+        proposed: None.
+        properties: [coverage]
+    """
+)
+
+
+@pytest.fixture
+def toy(tmp_path):
+    (tmp_path / "models" / "toy").mkdir(parents=True)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "models" / "toy" / "toy.yaml").write_text(MODEL)
+    (tmp_path / "properties" / "toy.yaml").write_text(SUITE)
+    return tmp_path
+
+
+def check_json(project, *args: str, status: int = 0) -> dict:
+    run = rulecheck("check", "models/toy", "--jobs", "1", "--no-write", "--format", "json", *args, cwd=str(project))
+    assert run.returncode == status, run.stderr
+    return json.loads(run.stdout)
+
+
+def growth_of(doc: dict) -> dict[str, dict | None]:
+    return {f["id"]: f["growth"] for f in doc["findings"]}
+
+
+def test_a_finding_that_vanishes_with_one_more_card_is_labelled_a_bound_artefact(toy):
+    doc = check_json(toy)
+    findings = {f["id"]: f for f in doc["findings"]}
+    vanished = findings["one-card-deck"]
+    assert vanished["growth"]["outcome"] == "vanishes" and vanished["growth"]["grown"] == ["cards 1\u21922"]
+    assert vanished["severity"] == "not a rule defect"  # not counted as a defect of the rules
+    two = next(r for r in doc["results"] if r["property"] == "two-drawn")
+    assert two["growth"] == [{"finding": "one-card-deck", "outcome": "vanishes"}]
+    summary = rulecheck("check", "models/toy", "--jobs", "1", "--no-write", cwd=str(toy)).stdout
+    assert "toy: 1 model(s), 1 combinations, 7 properties; 3 finding(s) (3 rules-visible), 2 bound artefact(s)" in summary
+    assert "one-card-deck: vanishes: `two-drawn` on toy [default] holds with cards 1\u21922" in summary
+
+
+def test_the_errata_page_junit_and_sarif_label_the_artefact(toy):
+    run = rulecheck("check", "models/toy", "--jobs", "1", "--junit", "out.xml", "--sarif", "out.sarif", cwd=str(toy))
+    assert run.returncode == 0, run.stderr
+    page = (toy / "docs" / "errata" / "toy.md").read_text()
+    defects, artefacts = page.split("## Failures that are not defects of the text")
+    assert "Nobody can draw two cards" in artefacts and "Nobody can draw two cards" not in defects
+    assert "**Growth re-check** (the model's bounds one step larger): vanishes:" in artefacts
+    assert "**Growth re-check** (the model's bounds one step larger): survives: `never-draws`" in defects
+    cases = {case.get("name"): case for case in ET.parse(toy / "out.xml").iter("testcase")}
+    props = {p.get("name"): p.get("value") for p in cases["two-drawn[default]"].iter("property")}
+    assert props["growth:one-card-deck"] == "bound artefact"
+    sarif = json.loads((toy / "out.sarif").read_text())
+    shown = {r["properties"]["finding"]: r for r in sarif["runs"][0]["results"] if "finding" in r["properties"]}
+    assert shown["one-card-deck"]["level"] == "none" and "bound artefact" in shown["one-card-deck"]["message"]["text"]
+    assert shown["drawing-happens"]["properties"]["growth"]["outcome"] == "survives"
+
+
+def test_coverage_is_decided_as_soon_as_every_action_has_fired(toy):
+    dead = growth_of(check_json(toy))["two-never-drawn"]
+    assert dead["outcome"] == "vanishes" and dead["reason"].startswith("every property decided")  # not "exhaustive"
+
+
+def test_a_leads_to_that_holds_only_because_its_situation_is_gone_is_not_called_an_artefact(toy):
+    gone = growth_of(check_json(toy))["single-draw-ends"]  # with two cards the deck never empties after one draw
+    assert gone["outcome"] == "not re-checked" and "no longer reachable" in gone["reason"]
+
+
+def test_a_finding_that_survives_keeps_its_severity_and_a_zero_bound_stays_out(toy):
+    kept = growth_of(check_json(toy))["drawing-happens"]
+    assert kept["outcome"] == "survives" and kept["grown"] == ["cards 1\u21922"]  # `spare` is 0: left out, not grown
+    doc = check_json(toy, "--set", "spare=1", status=1)  # with a spare card two-drawn holds: unexpected
+    assert growth_of(doc)["drawing-happens"]["grown"] == ["cards 1\u21922", "spare 1\u21922"]
+
+
+def test_a_larger_run_over_the_budget_is_not_re_checked_and_says_so(toy):
+    doc = check_json(toy, "--set", "cards=3", "--max-states", "4", status=1)  # two-drawn holds: unexpected
+    short = growth_of(doc)["short-deck"]
+    assert short["outcome"] == "not re-checked" and "state budget of 4 reached" in short["reason"]
+    assert next(f for f in doc["findings"] if f["id"] == "short-deck")["severity"] == "rules-visible"
+
+
+def test_a_bound_at_the_top_of_its_range_is_named_and_not_re_checked(toy):
+    short = growth_of(check_json(toy, "--set", "cards=6", status=1))["drawing-happens"]
+    assert short["outcome"] == "not re-checked" and short["at_max"] == ["cards 6"] and short["grown"] == []
+
+
+def test_no_growth_turns_the_re_check_off(toy):
+    doc = check_json(toy, "--no-growth")
+    assert set(growth_of(doc).values()) == {None}
+    assert next(f for f in doc["findings"] if f["id"] == "one-card-deck")["severity"] == "rules-visible"
+    assert not (toy / ".rulecheck-cache").exists()
+    summary = rulecheck("check", "models/toy", "--jobs", "1", "--no-write", "--no-growth", cwd=str(toy)).stdout
+    assert "growth" not in summary
+
+
+def test_outcomes_are_cached_on_the_model_and_suite(toy, tmp_path, monkeypatch):
+    monkeypatch.chdir(toy)
+    results = check_paths(["models/toy"], CheckOptions())
+    cache = str(tmp_path / "cache")
+    first = growth.growth_checks(results, 2_000_000, 60.0, cache)
+
+    def no_run(*_args, **_kwargs):
+        raise AssertionError("the cached outcome should have been used")
+
+    monkeypatch.setattr(growth, "_run", no_run)
+    for r in results:
+        r.growth = ()
+    assert growth.growth_checks(results, 2_000_000, 60.0, cache) == first
+    suite = toy / "properties" / "toy.yaml"
+    suite.write_text(suite.read_text() + "\n# edited\n")  # any change to the suite misses the cache
+    with pytest.raises(AssertionError, match="cached outcome"):
+        growth.growth_checks(results, 2_000_000, 60.0, cache)
+
+
+def test_outputs_are_byte_stable_across_processes(toy, tmp_path):
+    pages = []
+    for run in ("a", "b"):
+        project = tmp_path / run
+        project.mkdir()
+        for part in ("models", "properties"):
+            (project / part).symlink_to(toy / part)
+        done = rulecheck("check", "models/toy", "--jobs", "1", "--format", "json", cwd=str(project))
+        findings = json.loads(done.stdout)["findings"]
+        pages.append(((project / "docs" / "errata" / "toy.md").read_bytes(), json.dumps(findings)))
+    assert pages[0] == pages[1]
+
+
+def test_the_larger_run_stops_at_the_first_violation(toy, monkeypatch):
+    monkeypatch.chdir(toy)
+    game = load_games(["models/toy"])[0]
+    model = game.models[0]
+    cfg = Config({**model.default_config().constants, "cards": 5}, {})  # six states in all
+    prop = bind(next(p for p in game.suite if p.id == "never-draws"), model)
+    full = check_config(model, cfg, [prop], CheckOptions(backend="python"))[0]
+    early = check_config(model, cfg, [prop], CheckOptions(backend="python", budget=Budget(stop_when_decided=True)))[0]
+    assert full.status == early.status == "fails" and full.states == 6 and early.states == 3
+    assert early.trace is not None and len(early.trace.steps) == len(full.trace.steps) == 1
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("{type: bool, default: true, bound: true}", "only an int constant or table with a `range` can be a bound"),
+    ("{type: int, default: 1, bound: true}", "only an int constant or table with a `range` can be a bound"),
+    ("{type: int, range: [1, 6], default: 1, bound: 1}", "`bound` is true or false"),
+])
+def test_a_bound_must_be_a_ranged_int(toy, spec, message):
+    path = toy / "models" / "toy" / "toy.yaml"
+    path.write_text(MODEL.replace('{type: int, range: [0, 2], default: 0, bound: true, doc: "spare cards, left out of this game"}', spec))
+    run = rulecheck("check", "models/toy", "--jobs", "1", "--no-write", cwd=str(toy))
+    assert run.returncode == 2 and message in run.stderr and "toy.yaml:6:" in run.stderr
+
+
+def test_outcome_words_name_the_representative_and_the_bounds():
+    from checker.growth_check import GrowthCheck
+
+    check = GrowthCheck("f", Outcome.NOT_RECHECKED, "v", "p", "default", ("n 1\u21922",), ("m 3",), "timeout after 60 s")
+    assert check.words() == "not re-checked: `p` on v [default] with n 1\u21922 (m 3 already at the top of its range): timeout after 60 s"
+    assert GrowthCheck.from_json(check.to_json()) == check
