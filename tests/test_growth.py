@@ -15,7 +15,7 @@ import pytest
 
 from checker.analysis import growth
 from checker.engines.explicit import Budget
-from checker.growth_check import Outcome
+from checker.growth_check import GrowthCheck, Outcome
 from checker.lang.model import Config
 from checker.lang.properties import bind
 from checker.runner import CheckOptions, check_config, check_paths, load_games
@@ -273,3 +273,92 @@ def test_outcome_words_name_the_representative_and_the_bounds():
     check = GrowthCheck("f", Outcome.NOT_RECHECKED, "v", "p", "default", ("n 1\u21922",), ("m 3",), "timeout after 60 s")
     assert check.words() == "not re-checked: `p` on v [default] with n 1\u21922 (m 3 already at the top of its range): timeout after 60 s"
     assert GrowthCheck.from_json(check.to_json()) == check
+
+
+# A game with two bounds: the deck (`cards`) and a tally nobody's rule reads (`rounds`). The deck
+# never runs out after a single draw only once it has two cards; growing the tally as well makes
+# the larger state space ((cards + 1) x (rounds + 1) states) overrun a tight budget.
+TWO_BOUNDS = textwrap.dedent(
+    """\
+    game: Tally
+    id: tally
+    players: [ann]
+    constants:
+      cards: {type: int, range: [1, 6], default: 1, bound: true, doc: "cards in the deck"}
+      rounds: {type: int, range: [0, 6], default: 3, bound: true, doc: "rounds on the tally"}
+    state:
+      deck: "int[0..6]"
+      drawn: "int[0..6]"
+      tally: "int[0..6]"
+    init:
+      deck: cards
+      drawn: 0
+      tally: 0
+    terminal: deck == 0
+    actions:
+      draw:
+        by: ann
+        when: deck > 0
+        do:
+          deck: deck - 1
+          drawn: drawn + 1
+        rule: t-1
+      mark:
+        by: ann
+        when: tally < rounds
+        do:
+          tally: tally + 1
+        rule: t-2
+    clauses:
+      t-1: {at: "1", says: "Draw a card."}
+      t-2: {at: "2", says: "Or mark the tally."}
+    """
+)
+
+
+def tally_result(tmp_path, monkeypatch, prop_id: str, expr: str):
+    """The failing result of an invariant on the two-bound game (cards 1, rounds 3: 8 states)."""
+    (tmp_path / "models" / "tally").mkdir(parents=True)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "models" / "tally" / "tally.yaml").write_text(TWO_BOUNDS)
+    (tmp_path / "properties" / "tally.yaml").write_text(
+        f"game: tally\nproperties:\n  - id: {prop_id}\n    kind: invariant\n    says: x\n    expr: {expr}\n    expect: fails\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(growth, "MIN_STATES", 1)
+    monkeypatch.setattr(growth, "GROWTH_FACTOR", 1000)  # the budget is then `max_states`
+    result = next(r for r in check_paths(["models/tally"], CheckOptions()) if r.prop.id == prop_id)
+    assert result.status == "fails" and result.states == 8
+    return result
+
+
+def test_when_all_bounds_at_once_overrun_each_bound_is_grown_on_its_own(tmp_path, monkeypatch):
+    result = tally_result(tmp_path, monkeypatch, "deck-left", "not (deck == 0 and drawn == 1)")
+    # all at once: 3 x 5 = 15 states, over a budget of 13; cards alone: 3 x 4 = 12 states, and it holds
+    check = growth.recheck("single-draw", result, 13, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.VANISHES and check.artefact
+    assert check.grown == ("cards 1\u21922", "rounds 3\u21924") and "state budget of 13" in check.reason
+    assert [(s.grown, s.outcome) for s in check.singles] == [("cards 1\u21922", Outcome.VANISHES)]  # stops at the first
+    assert check.cause == ("cards 1\u21922",)
+    assert check.words().startswith("vanishes: `deck-left` on tally [default] holds with cards 1\u21922 alone (12 states explored")
+    assert "every bound at once (cards 1\u21922, rounds 3\u21924) was not re-checked: state budget of 13" in check.words()
+    assert GrowthCheck.from_json(json.loads(json.dumps(check.to_json()))) == check
+
+
+def test_a_finding_every_single_growth_keeps_survives_one_at_a_time(tmp_path, monkeypatch):
+    result = tally_result(tmp_path, monkeypatch, "never-full-at-end", "not (deck == 0 and tally == rounds)")
+    # it fails in every larger game, at depth cards + rounds: all at once needs 15 states, each alone 12 or fewer
+    check = growth.recheck("ends-full", result, 13, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.SURVIVES and "state budget of 13" in check.reason
+    assert [(s.grown, s.outcome) for s in check.singles] == [("cards 1\u21922", Outcome.SURVIVES), ("rounds 3\u21924", Outcome.SURVIVES)]
+    assert "still fails with each bound one step larger on its own (cards 1\u21922, rounds 3\u21924)" in check.words()
+
+
+def test_where_even_one_bound_at_a_time_overruns_it_says_which_and_why(tmp_path, monkeypatch):
+    result = tally_result(tmp_path, monkeypatch, "deck-left", "not (deck == 0 and drawn == 1)")
+    # cards alone needs 12 states (over 11); rounds alone still fails (survives) within 11
+    check = growth.recheck("single-draw", result, 11, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.NOT_RECHECKED and not check.artefact
+    assert [(s.grown, s.outcome) for s in check.singles] == [("cards 1\u21922", Outcome.NOT_RECHECKED), ("rounds 3\u21924", Outcome.SURVIVES)]
+    assert "state budget of 11" in check.singles[0].reason
+    assert "one bound at a time: cards 1\u21922: not re-checked (state budget of 11" in check.words()
+    assert "rounds 3\u21924: survives" in check.words()

@@ -1,19 +1,27 @@
 """The growth re-check: does a finding survive when the decks, hands and piles grow by one?
 
 A model checks small decks so that exploring them stays cheap; a failure that needs exactly
-that deck is a fact about the model, not the rules. So each filed finding is re-checked once:
-on one representative failing result (a property pinned `fails` where the finding has one, then
-the shortest counterexample), with every constant the model marks `bound: true` one step
+that deck is a fact about the model, not the rules. So each filed finding is re-checked on one
+representative failing result (a property pinned `fails` where the finding has one, then the
+shortest counterexample), first with every constant the model marks `bound: true` one step
 larger at once. A marked value of zero is a card or pile the variant leaves out and stays out; a
 value at the top of its declared range stays there and the check says so.
 
-The cost is kept small by three choices: one run per finding (not per failing result), the
-larger run decides only that property and stops at its first violation (breadth first, so a
-finding that survives usually costs a fraction of the state space), and a state budget of
-`GROWTH_FACTOR` times the representative's own exploration (at least `MIN_STATES`), with a
-time limit as a safety net. A run that hits either establishes nothing: "not re-checked".
-Outcomes are cached on disk, keyed by the checker's code, the game's model files and suite,
-the representative and the budget, so an unchanged game pays once.
+Growing every bound at once multiplies the state space, so that run often overruns its budget.
+Then each bound is grown on its own, one run each, in the model's order, until one makes the
+finding vanish: a finding that vanishes when any single deck, hand or pile grows by one is a bound
+artefact, and the outcome names that bound. If every single growth still fails, the finding
+survives each; if none vanishes and some overran, nothing is established ("not re-checked"), and
+the outcome says which bound overran and why.
+
+The cost is kept small by these choices: one representative per finding (not per failing
+result), the larger run decides only that property and stops at its first violation (breadth
+first, so a finding that survives usually costs a fraction of the state space), the one-at-a-time
+runs only when all at once overran, and a state budget per run of `GROWTH_FACTOR` times the
+representative's own exploration (at least `MIN_STATES`), with a time limit as a safety net. A
+run that hits either establishes nothing. Outcomes are cached on disk, keyed by the checker's
+code, the game's model files and suite, the representative and the budget, so an unchanged game
+pays once.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from typing import Any
 
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
-from checker.growth_check import NO_BOUND, GrowthCheck, Outcome
+from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
 from checker.lang.compile_cache import _model_folders, code_digest
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, bind, suite_path
@@ -47,6 +55,7 @@ class Growth:
     grown: tuple[str, ...]
     at_max: tuple[str, ...]
     marked: int  # how many constants the model marks as bounds
+    singles: tuple[tuple[str, dict[str, Any]], ...] = ()  # each grown bound alone: (its label, the constants)
 
 
 def grow(model: Model, config: Config) -> Growth:
@@ -54,6 +63,7 @@ def grow(model: Model, config: Config) -> Growth:
     constants = dict(config.constants)
     grown: list[str] = []
     at_max: list[str] = []
+    singles: list[tuple[str, dict[str, Any]]] = []
     marked = [c for c in model.constants.values() if c.bound]
     for const in marked:
         value = config.constants[const.name]
@@ -68,12 +78,14 @@ def grow(model: Model, config: Config) -> Growth:
                 at_max.append(f"{label} {cell}")
                 continue
             grown.append(f"{label} {cell}\u2192{cell + 1}")
+            alone = {**value, key: cell + 1} if const.is_table else cell + 1
+            singles.append((grown[-1], {**config.constants, const.name: alone}))
             if const.is_table:
                 new[key] = cell + 1
             else:
                 new = cell + 1
         constants[const.name] = new
-    return Growth(constants, tuple(grown), tuple(at_max), len(marked))
+    return Growth(constants, tuple(grown), tuple(at_max), len(marked), tuple(singles))
 
 
 def representative(entry: FindingEvidence) -> Result:
@@ -102,7 +114,8 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
 
 
 def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
-    """The growth re-check of one finding on its representative failing result."""
+    """The growth re-check of one finding on its representative failing result: every bound
+    at once, then, if that overran, each bound on its own."""
     model = result.model
     growth = grow(model, result.config)
     base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
@@ -115,14 +128,40 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
     cached = _read(path)
     if cached is not None:
         return cached
-    check = _run(base, result, Config(growth.constants, result.config.readings), budget)
-    if "timeout" not in check.reason:  # a time limit depends on the machine's load: not kept
-        _write(path, check)
+    run = _run(result, Config(growth.constants, result.config.readings), budget)
+    check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+    if run.overran and len(growth.singles) > 1:
+        check = _one_at_a_time(check, result, growth, budget)
+    if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
+        _write(path, check)  # a time limit depends on the machine's load: not kept
     return check
 
 
-def _run(base: GrowthCheck, result: Result, config: Config, budget: Budget) -> GrowthCheck:
-    """Decide the representative's property alone under the larger configuration."""
+def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget) -> GrowthCheck:
+    """All at once overran: grow each bound on its own, stopping at the first that makes the
+    finding vanish (it is then an artefact of that bound)."""
+    singles: list[SingleGrowth] = []
+    for label, constants in growth.singles:
+        run = _run(result, Config(constants, result.config.readings), budget)
+        singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
+        if run.outcome == Outcome.VANISHES:
+            return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
+    survived = all(s.outcome == Outcome.SURVIVES for s in singles)
+    return replace(check, outcome=Outcome.SURVIVES if survived else Outcome.NOT_RECHECKED, singles=tuple(singles))
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One larger run of the representative's property."""
+
+    outcome: Outcome
+    reason: str
+    states: int = 0
+    overran: bool = False  # stopped by the state budget or the clock: nothing decided
+
+
+def _run(result: Result, config: Config, budget: Budget) -> _Run:
+    """Decide the representative's property alone under a larger configuration."""
     from checker.runner import CheckOptions, check_config
 
     # The Python back-end: it stops at the first violation, and the native one would compile the
@@ -131,15 +170,16 @@ def _run(base: GrowthCheck, result: Result, config: Config, budget: Budget) -> G
     try:
         grown = check_config(result.model, config, [bind(result.prop, result.model)], options)[0]
     except RulecheckError as exc:
-        return replace(base, reason=f"the larger configuration cannot be checked: {exc.message}")
+        return _Run(Outcome.NOT_RECHECKED, f"the larger configuration cannot be checked: {exc.message}")
     if grown.status == result.status:
-        return replace(base, outcome=Outcome.SURVIVES, states=grown.states, reason=grown.bound)
+        return _Run(Outcome.SURVIVES, grown.bound, grown.states)
     if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
         if not _premise_reached(result, config, budget):
-            return replace(base, states=grown.states, reason="it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)")
-        return replace(base, outcome=Outcome.VANISHES, states=grown.states, reason=grown.bound)
+            return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
+        return _Run(Outcome.VANISHES, grown.bound, grown.states)
+    overran = grown.status == "undecided" or (grown.status == "holds" and not grown.proof)
     reason = grown.bound if grown.status == "undecided" else f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})"
-    return replace(base, states=grown.states, reason=reason)
+    return _Run(Outcome.NOT_RECHECKED, reason, grown.states, overran)
 
 
 def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:

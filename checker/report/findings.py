@@ -96,7 +96,7 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     if entry.cls == "bound-artefact":
         return NOT_A_DEFECT, "a limit of the checked bounds, not of the text"
     if entry.growth is not None and entry.growth.artefact:
-        return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.grown) + ")"
+        return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.cause) + ")"
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
     breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING]
     if breaking:
