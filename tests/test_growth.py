@@ -363,3 +363,48 @@ def test_where_even_one_bound_at_a_time_overruns_it_says_which_and_why(tmp_path,
     assert "state budget of 11" in check.singles[0].reason
     assert "one bound at a time: cards 1\u21922: not re-checked (state budget of 11" in check.words()
     assert "rounds 3\u21924: survives" in check.words()
+
+
+DEAL = textwrap.dedent(
+    """\
+    game: Deal
+    id: deal
+    players: [ann]
+    constants:
+      cards: {type: int, range: [1, 6], default: 3, doc: "cards in the deck (the text's count)"}
+      hand: {type: int, range: [1, 3], default: 1, bound: true, doc: "cards dealt before play"}
+    state:
+      deck: "int[0..6]"
+      drawn: "int[0..6]"
+    init:
+      deck: cards - hand
+      drawn: 0
+    terminal: deck == 0
+    actions:
+      draw:
+        by: ann
+        when: deck > 0
+        do:
+          deck: deck - 1
+          drawn: drawn + 1
+        rule: t-1
+    clauses:
+      t-1: {at: "1", says: "Draw a card."}
+    """
+)
+
+
+def test_a_growth_that_shrinks_the_game_does_not_make_an_artefact(tmp_path, monkeypatch):
+    """A larger hand dealt from the same deck leaves fewer cards to draw: the finding no longer
+    shows, but only because the game got smaller."""
+    (tmp_path / "models" / "deal").mkdir(parents=True)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "models" / "deal" / "deal.yaml").write_text(DEAL)
+    (tmp_path / "properties" / "deal.yaml").write_text(
+        "game: deal\nproperties:\n  - id: one-draw\n    kind: invariant\n    says: x\n    expr: drawn < 2\n    expect: fails\n")
+    monkeypatch.chdir(tmp_path)
+    result = next(r for r in check_paths(["models/deal"], CheckOptions()) if r.prop.id == "one-draw")
+    assert result.status == "fails" and result.states == 3
+    check = growth.recheck("two-draws", result, 1000, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.NOT_RECHECKED and check.grown == ("hand 1\u21922",)
+    assert "in a smaller game (2 states against 3" in check.reason

@@ -174,6 +174,9 @@ def _run(result: Result, config: Config, budget: Budget) -> _Run:
     if grown.status == result.status:
         return _Run(Outcome.SURVIVES, grown.bound, grown.states)
     if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
+        if grown.bound == "exhaustive" and grown.states < result.states:
+            return _Run(Outcome.NOT_RECHECKED, f"it holds, but in a smaller game ({grown.states:,} states against {result.states:,} with the checked bounds): "
+                        "a bound that shrinks the game when grown (a larger hand dealt from a deck that did not grow) says nothing about the finding", grown.states)
         if not _premise_reached(result, config, budget):
             return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
         return _Run(Outcome.VANISHES, grown.bound, grown.states)
