@@ -407,4 +407,4 @@ def test_a_growth_that_shrinks_the_game_does_not_make_an_artefact(tmp_path, monk
     assert result.status == "fails" and result.states == 3
     check = growth.recheck("two-draws", result, 1000, 60.0, cache_dir=None)
     assert check.outcome == Outcome.NOT_RECHECKED and check.grown == ("hand 1\u21922",)
-    assert "in a smaller game (2 states against 3" in check.reason
+    assert "in a smaller game (2 states against 3 with the checked bounds)" in check.reason

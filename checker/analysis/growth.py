@@ -8,16 +8,17 @@ larger at once. A marked value of zero is a card or pile the variant leaves out 
 value at the top of its declared range stays there and the check says so.
 
 Growing every bound at once multiplies the state space, so that run often overruns its budget.
-Then each bound is grown on its own, one run each, in the model's order, until one makes the
+Then (and whenever that run establishes nothing: it held only vacuously, or in a smaller game)
+each bound is grown on its own, one run each, in the model's order, until one makes the
 finding vanish: a finding that vanishes when any single deck, hand or pile grows by one is a bound
 artefact, and the outcome names that bound. If every single growth still fails, the finding
-survives each; if none vanishes and some overran, nothing is established ("not re-checked"), and
-the outcome says which bound overran and why.
+survives each; if none vanishes and some established nothing, neither does the re-check ("not
+re-checked"), and the outcome says which bound and why.
 
 The cost is kept small by these choices: one representative per finding (not per failing
 result), the larger run decides only that property and stops at its first violation (breadth
 first, so a finding that survives usually costs a fraction of the state space), the one-at-a-time
-runs only when all at once overran, and a state budget per run of `GROWTH_FACTOR` times the
+runs only when all at once established nothing, and a state budget per run of `GROWTH_FACTOR` times the
 representative's own exploration (at least `MIN_STATES`), with a time limit as a safety net. A
 run that hits either establishes nothing. Outcomes are cached on disk, keyed by the checker's
 code, the game's model files and suite, the representative and the budget, so an unchanged game
@@ -115,7 +116,7 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
 
 def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
     """The growth re-check of one finding on its representative failing result: every bound
-    at once, then, if that overran, each bound on its own."""
+    at once, then, if that established nothing, each bound on its own."""
     model = result.model
     growth = grow(model, result.config)
     base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
@@ -130,7 +131,7 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
         return cached
     run = _run(result, Config(growth.constants, result.config.readings), budget)
     check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
-    if run.overran and len(growth.singles) > 1:
+    if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
         check = _one_at_a_time(check, result, growth, budget)
     if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
         _write(path, check)  # a time limit depends on the machine's load: not kept
@@ -138,8 +139,9 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
 
 
 def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget) -> GrowthCheck:
-    """All at once overran: grow each bound on its own, stopping at the first that makes the
-    finding vanish (it is then an artefact of that bound)."""
+    """All at once established nothing (it overran, or held only vacuously or in a smaller
+    game): grow each bound on its own, stopping at the first that makes the finding vanish (it
+    is then an artefact of that bound)."""
     singles: list[SingleGrowth] = []
     for label, constants in growth.singles:
         run = _run(result, Config(constants, result.config.readings), budget)
@@ -157,7 +159,6 @@ class _Run:
     outcome: Outcome
     reason: str
     states: int = 0
-    overran: bool = False  # stopped by the state budget or the clock: nothing decided
 
 
 def _run(result: Result, config: Config, budget: Budget) -> _Run:
@@ -175,14 +176,13 @@ def _run(result: Result, config: Config, budget: Budget) -> _Run:
         return _Run(Outcome.SURVIVES, grown.bound, grown.states)
     if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
         if grown.bound == "exhaustive" and grown.states < result.states:
-            return _Run(Outcome.NOT_RECHECKED, f"it holds, but in a smaller game ({grown.states:,} states against {result.states:,} with the checked bounds): "
-                        "a bound that shrinks the game when grown (a larger hand dealt from a deck that did not grow) says nothing about the finding", grown.states)
+            return _Run(Outcome.NOT_RECHECKED, f"it holds, but in a smaller game ({grown.states:,} states against {result.states:,} with the checked bounds), "
+                        "which says nothing about the finding", grown.states)
         if not _premise_reached(result, config, budget):
             return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
         return _Run(Outcome.VANISHES, grown.bound, grown.states)
-    overran = grown.status == "undecided" or (grown.status == "holds" and not grown.proof)
     reason = grown.bound if grown.status == "undecided" else f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})"
-    return _Run(Outcome.NOT_RECHECKED, reason, grown.states, overran)
+    return _Run(Outcome.NOT_RECHECKED, reason, grown.states)
 
 
 def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
