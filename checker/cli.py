@@ -193,7 +193,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     results = _run_checks(paths, options)
     scenarios = _play_scenarios(paths, options) if not only else []
     if not no_growth:
-        _growth(results, max_states, timeout)
+        _growth(results, max_states, timeout, options.jobs)
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
     if not no_write:
@@ -247,11 +247,12 @@ def _play_scenarios(paths: tuple[str, ...], options) -> list:
     return play_scenarios(load_games(_default_paths(paths)), options)
 
 
-def _growth(results: list, max_states: int, timeout: float) -> None:
-    """The growth re-check of every filed finding (outcomes attached to the results)."""
+def _growth(results: list, max_states: int, timeout: float, jobs: int) -> None:
+    """The growth re-check of every filed finding (outcomes attached to the results), in up to
+    `jobs` worker processes."""
     from checker.analysis.growth import growth_checks
 
-    growth_checks(results, max_states, timeout)
+    growth_checks(results, max_states, timeout, jobs=jobs)
 
 
 def _interactions(results: list) -> list:
@@ -345,7 +346,7 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     options = _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ())
     options.jobs = os.cpu_count() or 1
     results = _run_checks(paths, options)
-    _growth(results, 2_000_000, 600.0)
+    _growth(results, 2_000_000, 600.0, options.jobs)
     for path in write_errata(results, errata_dir):
         click.echo(f"wrote {path}")
 

@@ -408,3 +408,13 @@ def test_a_growth_that_shrinks_the_game_does_not_make_an_artefact(tmp_path, monk
     check = growth.recheck("two-draws", result, 1000, 60.0, cache_dir=None)
     assert check.outcome == Outcome.NOT_RECHECKED and check.grown == ("hand 1\u21922",)
     assert "in a smaller game (2 states against 3 with the checked bounds)" in check.reason
+
+
+def test_worker_processes_give_the_serial_outcomes_in_the_serial_order(toy, monkeypatch):
+    monkeypatch.chdir(toy)
+    serial = growth.growth_checks(check_paths(["models/toy"], CheckOptions()), 2_000_000, 60.0, cache_dir=None)
+    results = check_paths(["models/toy"], CheckOptions())
+    parallel = growth.growth_checks(results, 2_000_000, 60.0, cache_dir=None, jobs=2)
+    assert parallel == serial and len(serial) == 5
+    two = next(r for r in results if r.prop.id == "two-drawn")
+    assert [g.finding for g in two.growth] == ["one-card-deck"]

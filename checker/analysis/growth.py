@@ -96,22 +96,33 @@ def representative(entry: FindingEvidence) -> Result:
     return min(entry.results, key=key)  # min keeps the first of equals: the serial order
 
 
-def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> list[GrowthCheck]:
+def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1) -> list[GrowthCheck]:
     """Re-check every filed finding the results show (not those filed as bound artefacts) and
-    attach each outcome to the failing results of its finding (`Result.growth`)."""
+    attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
+    above 1 the findings are re-checked in that many worker processes; outcomes are attached in
+    the serial order either way."""
+    from checker.dispatch import SerialPool, process_pool, run_in_order
     from checker.report.errata import suite_findings
 
-    out: list[GrowthCheck] = []
+    entries = []
     for folder in sorted({r.model.folder for r in results}):
         mine = [r for r in results if r.model.folder == folder]
-        for entry in group_findings(mine, suite_findings(mine)):
-            if entry.finding is None or entry.cls == "bound-artefact":
-                continue
-            check = recheck(entry.id, representative(entry), max_states, timeout, cache_dir)
-            out.append(check)
-            for r in entry.results:
-                r.growth = (*r.growth, check)
+        entries += [e for e in group_findings(mine, suite_findings(mine)) if e.finding is not None and e.cls != "bound-artefact"]
+    items = [(e.id, representative(e), max_states, timeout, cache_dir) for e in entries]
+    if jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as pool:
+            out = run_in_order(_recheck_item, items, pool)
+    else:
+        out = run_in_order(_recheck_item, items, SerialPool())
+    for entry, check in zip(entries, out, strict=True):
+        for r in entry.results:
+            r.growth = (*r.growth, check)
     return out
+
+
+def _recheck_item(item: tuple[str, Result, int, float, str | None]) -> GrowthCheck:
+    """One finding's re-check, as a job of a pool (a module-level function: it is pickled)."""
+    return recheck(*item)
 
 
 def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
