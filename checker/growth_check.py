@@ -55,7 +55,7 @@ class GrowthCheck:
     finding: str
     outcome: Outcome
     variant: str
-    property: str
+    prop: str  # the representative's property id
     reading: str
     grown: tuple[str, ...]  # "n_foreign 2->3", "hand_base[heroes] 3->4"
     at_max: tuple[str, ...]  # bounds already at the top of their declared range
@@ -80,7 +80,7 @@ class GrowthCheck:
 
     def words(self) -> str:
         """One sentence for the page and the terminal."""
-        where = f"`{self.property}` on {self.variant} [{self.reading}]"
+        where = f"`{self.prop}` on {self.variant} [{self.reading}]"
         grown = ", ".join(self.grown)
         at_max = f" ({', '.join(self.at_max)} already at the top of its range)" if self.at_max else ""
         if self.singles:
@@ -104,7 +104,7 @@ class GrowthCheck:
         return f"not re-checked: {where}{at_max}: {at_once}; one bound at a time: {tried}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"finding": self.finding, "outcome": str(self.outcome), "variant": self.variant, "property": self.property,
+        return {"finding": self.finding, "outcome": str(self.outcome), "variant": self.variant, "property": self.prop,
                 "reading": self.reading, "grown": list(self.grown), "at_max": list(self.at_max), "reason": self.reason,
                 "states": self.states, "one_at_a_time": [s.to_json() for s in self.singles]}
 
