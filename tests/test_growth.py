@@ -418,3 +418,13 @@ def test_worker_processes_give_the_serial_outcomes_in_the_serial_order(toy, monk
     assert parallel == serial and len(serial) == 5
     two = next(r for r in results if r.prop.id == "two-drawn")
     assert [g.finding for g in two.growth] == ["one-card-deck"]
+
+
+def test_the_one_at_a_time_runs_share_a_timeout_and_are_then_not_run(tmp_path, monkeypatch):
+    result = tally_result(tmp_path, monkeypatch, "deck-left", "not (deck == 0 and drawn == 1)")
+    monkeypatch.setattr(growth, "SINGLES_TIMEOUT", 0.0)
+    cache = tmp_path / "cache"
+    check = growth.recheck("single-draw", result, 13, 60.0, cache_dir=str(cache))
+    assert check.outcome == Outcome.NOT_RECHECKED
+    assert [s.reason for s in check.singles] == ["not run: the timeout of 0 s for the one-at-a-time runs is spent"] * 2
+    assert not cache.exists()  # an outcome the clock decided is not cached

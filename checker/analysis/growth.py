@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -45,6 +46,7 @@ from checker.results import Result
 GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the representative's exploration
 MIN_STATES = 50_000  # and never fewer: small explorations grow fastest in proportion
 GROWTH_TIMEOUT = 120.0  # seconds per larger run (a safety net; the state budget decides first)
+SINGLES_TIMEOUT = 120.0  # seconds for all the one-at-a-time runs of one finding together (a model may mark many bounds)
 CACHE_DIR = ".rulecheck-cache"
 
 
@@ -154,8 +156,13 @@ def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: B
     game): grow each bound on its own, stopping at the first that makes the finding vanish (it
     is then an artefact of that bound)."""
     singles: list[SingleGrowth] = []
+    deadline = time.perf_counter() + SINGLES_TIMEOUT
     for label, constants in growth.singles:
-        run = _run(result, Config(constants, result.config.readings), budget)
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the timeout of {SINGLES_TIMEOUT:.0f} s for the one-at-a-time runs is spent"))
+            continue
+        run = _run(result, Config(constants, result.config.readings), replace(budget, timeout=min(budget.timeout, left)))
         singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
         if run.outcome == Outcome.VANISHES:
             return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
