@@ -426,5 +426,5 @@ def test_the_one_at_a_time_runs_share_a_timeout_and_are_then_not_run(tmp_path, m
     cache = tmp_path / "cache"
     check = growth.recheck("single-draw", result, 13, 60.0, cache_dir=str(cache))
     assert check.outcome == Outcome.NOT_RECHECKED
-    assert [s.reason for s in check.singles] == ["not run: the timeout of 0 s for the one-at-a-time runs is spent"] * 2
+    assert [s.reason for s in check.singles] == ["not run: the timeout of 0 CPU s for the one-at-a-time runs is spent"] * 2
     assert not cache.exists()  # an outcome the clock decided is not cached
