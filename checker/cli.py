@@ -157,9 +157,13 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False), help="Also write the results as a self-contained HTML report to this folder (as `rulecheck report --html`).")
 @click.option("--witnesses", type=click.IntRange(min=1), default=None, metavar="N", help="Keep up to N witnesses of each `reachable` that holds (shortest plays to different states) and write them with the traces; without it one is kept and written only for properties with `witness: true`.")
 @click.option("--no-symmetry", is_flag=True, help="Explore every state of models that declare `symmetric` domains, not one per renaming.")
+@click.option("--no-growth", is_flag=True, help="Skip the growth re-check (each filed finding re-checked with the model's marked bounds one step larger).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool) -> None:
     """Check models against their properties (default: every model under models/).
+
+    Each filed finding is then re-checked with the bounds its model marks (`bound: true`) one
+    step larger; one that vanishes is labelled a bound artefact (--no-growth skips this).
 
     Writes counterexample traces to --out and, on a full run (every model of each game named, no
     --property, --reading, --set, and the default reading matrix), regenerates each checked
@@ -188,6 +192,8 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
             options.readings = "default"  # one symbolic run covers every reading combination
     results = _run_checks(paths, options)
     scenarios = _play_scenarios(paths, options) if not only else []
+    if not no_growth:
+        _growth(results, max_states, timeout, options.jobs)
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
     if not no_write:
@@ -239,6 +245,14 @@ def _play_scenarios(paths: tuple[str, ...], options) -> list:
     from checker.runner import load_games, play_scenarios
 
     return play_scenarios(load_games(_default_paths(paths)), options)
+
+
+def _growth(results: list, max_states: int, timeout: float, jobs: int) -> None:
+    """The growth re-check of every filed finding (outcomes attached to the results), in up to
+    `jobs` worker processes."""
+    from checker.analysis.growth import growth_checks
+
+    growth_checks(results, max_states, timeout, jobs=jobs)
 
 
 def _interactions(results: list) -> list:
@@ -332,6 +346,7 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     options = _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ())
     options.jobs = os.cpu_count() or 1
     results = _run_checks(paths, options)
+    _growth(results, 2_000_000, 600.0, options.jobs)
     for path in write_errata(results, errata_dir):
         click.echo(f"wrote {path}")
 

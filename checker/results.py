@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from checker.evidence import build_trace
+from checker.growth_check import GrowthCheck
 from checker.lang.interp import State
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, Property
@@ -34,6 +35,7 @@ class Result:
     witness_paths: tuple[list[State], ...] = ()  # reachable, when it holds: shortest plays to different states satisfying it
     witness_of: BoundProperty | None = None  # the property the witness paths are replayed against
     _witnesses: list[Trace] | None = field(default=None, repr=False)
+    growth: tuple[GrowthCheck, ...] = ()  # the growth re-checks of the findings this failure shows
 
     @property
     def witnesses(self) -> list[Trace]:

@@ -57,7 +57,8 @@ def model_schema() -> dict[str, Any]:
     slot_type = {"anyOf": [{"type": "string", "description": "bool, int[LO..HI] or a domain"}, {"type": "array", "items": {"type": "string"}}]}
     constant = closed({"type": TEXT, "range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
                        "default": {"type": ["integer", "boolean", "string"]}, "of": IDS, "value": {},
-                       "doc": TEXT}, build.CONSTANT_KEYS)
+                       "doc": TEXT, "bound": {"type": "boolean", "description": "a deck, hand or pile size the model chose: the growth re-check raises it by one"}},
+                      build.CONSTANT_KEYS)
     reading = closed({"clause": IDS, "question": TEXT, "options": {"type": "object", "additionalProperties": TEXT},
                       "default": TEXT, "answers": IDS}, build.READING_KEYS | build.READING_OPTIONAL)
     assumption = closed({"id": TEXT, "clauses": IDS, "says": TEXT, "why": TEXT, "answers": IDS},

@@ -37,6 +37,7 @@ from checker.verdict import EngineName, Status, Verdict
 class Budget:
     max_states: int = 2_000_000
     timeout: float = 600.0
+    stop_when_decided: bool = False  # stop as soon as every property has its verdict (growth re-checks)
 
 
 @dataclass
@@ -191,14 +192,27 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     deadline = started + budget.timeout
     check_determinism = bool(checks.determinism)
     check_deadlock = bool(checks.deadlock)
+    # Only a run that asks for it stops once every property is decided: a normal check explores
+    # everything, since its graph passes, coverage and reports need the whole state space.
+    decided_all = len(props) if budget.stop_when_decided else -1
     try:
         while i < len(states):
+            if len(found) == decided_all:
+                exp.stopped_by = "every property decided"
+                break
             if i == exp.layer_ends[-1]:
                 exp.layer_ends.append(len(states))
                 still_open = checks.open_state_preds()
                 if len(still_open) != len(preds):
                     preds = still_open
                     screen = checks.screen(preds)
+                if decided_all >= 0:  # coverage is decided once every action has fired
+                    for prop in props:
+                        if prop.kind == "coverage" and prop.id not in found and coverage(exp).status == "holds":
+                            found[prop.id] = Finding("holds")
+                    if len(found) == decided_all:
+                        exp.stopped_by = "every property decided"
+                        break
             if (i & 1023) == 0:
                 now = time.perf_counter()
                 if now > deadline:

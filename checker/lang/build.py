@@ -34,7 +34,7 @@ READING_OPTIONAL = {"answers"}
 ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
 PILE_KEYS = {"holds", "size"}  # with `type: pile`
-CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc"}
+CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
 MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
 CLAUSE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
@@ -263,8 +263,23 @@ class ModelBuilder:
                 if key not in spec:
                     raise RulecheckError(f"constant `{name}` is missing `default`", spec.loc)
                 default = self.literal(spec[key], elem, spec.value_loc(key), f"constant `{name}`")
-            out[name] = Constant(name, elem, dims, default, raw.value_loc(name), str(spec.get("doc", "")))
+            bound = self.bound_flag(name, spec, elem)
+            out[name] = Constant(name, elem, dims, default, raw.value_loc(name), str(spec.get("doc", "")), bound)
         return out
+
+    def bound_flag(self, name: str, spec: YMap, elem: ElemType) -> bool:
+        """`bound: true` marks a size the model chose (a deck, hand or pile smaller than the
+        text's), which the growth re-check raises by one step; it needs an int `range` so that
+        the step stays within what the model declares."""
+        if "bound" not in spec:
+            return False
+        flag = spec["bound"]
+        if not isinstance(flag, bool):
+            raise RulecheckError(f"constant `{name}`: `bound` is true or false", spec.value_loc("bound"), repr(flag))
+        if flag and (elem.type.kind != "int" or elem.lo is None):
+            raise RulecheckError(f"constant `{name}`: only an int constant or table with a `range` can be a bound", spec.value_loc("bound"), None,
+                                 "give it `range: [LO, HI]`; the growth re-check raises it by one within that range")
+        return flag
 
     def table(self, name: str, elem: ElemType, dims: tuple[Domain, ...], value: Any, loc: Loc) -> dict[tuple, Any]:
         """A table's value: nested mappings member by member, where any level may give a

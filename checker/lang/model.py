@@ -76,6 +76,7 @@ class Constant:
     default: Any  # scalar value, or dict from index tuple to value for a table
     loc: Loc
     doc: str = ""
+    bound: bool = False  # a size the model chose (deck, hand, pile): the growth re-check raises it
 
     @property
     def is_table(self) -> bool:

@@ -45,6 +45,7 @@ def findings_json(results: list[Result]) -> list[dict[str, Any]]:
                 "game": game, "id": entry.id, "fingerprint": finding_fingerprint(game, entry.id), "title": entry.title,
                 "class": entry.cls, "severity": entry.severity, "filed": not entry.unfiled,
                 "shown_by": sorted({f"{r.model.id} {r.prop.id}[{r.reading_label}]" for r in entry.results}),
+                "growth": entry.growth.to_json() if entry.growth is not None else None,
             })
     return out
 

@@ -73,7 +73,8 @@ def errata_page(folder: str, results: list[Result]) -> str:
         lines += _entry(number, entry, results, models, quoter)
     if artefacts:
         lines += ["## Failures that are not defects of the text", "",
-                  "Properties that fail only because of the bounds of the check (small decks, few players); each says how to see it hold with larger bounds.", ""]
+                  "Properties that fail only because of the bounds of the check (small decks, few players): filed so by the suite, "
+                  "or found to vanish by the growth re-check; each says how to see it hold with larger bounds.", ""]
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
             lines += _entry(number, entry, results, models, quoter)
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
@@ -151,6 +152,8 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
     asked = finding_questions(entry, models)
     if asked:
         lines += ["**Questions it answers:** " + "; ".join(f"[{questions[q].question}](#{q})" if q in questions else f"`{q}`" for q in asked), ""]
+    if entry.growth is not None:
+        lines += [f"**Growth re-check** (the model's bounds one step larger): {entry.growth.words()}.", ""]
     lines += _where_it_shows(entry, results) + [""]
     lines += _evidence(entry)
     return lines

@@ -12,7 +12,8 @@ overstated or understated by its author. The rule, from worst to mildest:
   text promises);
 - **cosmetic**: only `coverage` fails (a rule that can never apply changes no play).
 
-Findings of class `bound-artefact` are not defects of the text and get no severity. Within a
+Findings of class `bound-artefact` are not defects of the text and get no severity, nor do
+findings the growth re-check saw vanish with larger bounds (`checker.analysis.growth`). Within a
 severity, findings keep the order the suite lists them in, and unfiled ones come last.
 """
 
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from checker.findings import SuiteFinding
+from checker.growth_check import GrowthCheck
 from checker.lang.expr import Expr, SlotRef, walk
 from checker.lang.model import Model
 from checker.lang.properties import bind
@@ -44,6 +46,7 @@ class FindingEvidence:
     results: list[Result] = field(default_factory=list)
     severity: str = ""
     severity_reason: str = ""
+    growth: GrowthCheck | None = None  # the growth re-check of a filed finding, when one ran
 
     @property
     def unfiled(self) -> bool:
@@ -82,6 +85,7 @@ def group_findings(results: list[Result], findings: list[SuiteFinding]) -> list[
     for pid, shown in unfiled.items():
         out.append(FindingEvidence(f"unfiled-{pid}", unfiled_title(shown[0]), unfiled_class(shown, results), None, shown))
     for entry in out:
+        entry.growth = next((g for r in entry.results for g in r.growth if g.finding == entry.id), None)
         entry.severity, entry.severity_reason = severity(entry)
     rank = {s: i for i, s in enumerate((*SEVERITIES, NOT_A_DEFECT))}
     return sorted(out, key=lambda e: (rank[e.severity], e.unfiled))  # stable: the suite's order within a rank
@@ -91,6 +95,8 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     """The severity of a finding and the evidence that sets it, in words."""
     if entry.cls == "bound-artefact":
         return NOT_A_DEFECT, "a limit of the checked bounds, not of the text"
+    if entry.growth is not None and entry.growth.artefact:
+        return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.cause) + ")"
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
     breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING]
     if breaking:

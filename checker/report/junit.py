@@ -53,6 +53,9 @@ def _case(suite: ET.Element, result: Result, out: str | None) -> None:
     for name, value in (("verdict", result.verdict_text), ("expected", result.expected), ("kind", result.prop.kind),
                         ("engine", result.engine), ("bound", result.bound)):
         ET.SubElement(props, "property", name=name, value=value)
+    for check in result.growth:  # a failure a filed finding claims: does it survive larger bounds?
+        label = "bound artefact" if check.artefact else str(check.outcome)
+        ET.SubElement(props, "property", name=f"growth:{check.finding}", value=label)
     if result.matches:
         return
     tag = "error" if result.status == "error" else "failure"

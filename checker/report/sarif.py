@@ -5,7 +5,8 @@ to put an annotation on the line that broke. Two kinds of result are written:
 
 - **findings** (`checker.report.findings`: the suite's filed findings and the unfiled ones,
   ranked by severity), at the level their severity sets: game-breaking and outcome-changing are
-  `error`, rules-visible `warning`, cosmetic `note`, bound artefacts `none`;
+  `error`, rules-visible `warning`, cosmetic `note`, bound artefacts `none` (filed so, or vanishing in the growth re-check,
+  `checker.analysis.growth`);
 - **unexpected results** (a verdict differing from its `expect`), always `error`.
 
 A result's rule is the property (rule id `GAME/PROPERTY`, since property ids repeat across
@@ -96,10 +97,13 @@ def _rule(result: Result) -> dict[str, Any]:
 def _finding_result(finding: FindingEvidence, shown: Result, out: str | None) -> dict[str, Any]:
     game = shown.model.folder
     clauses = finding.finding.clauses if finding.finding is not None and finding.finding.clauses else shown.prop.clauses
-    text = f"{finding.title} [{finding.id}: {finding.cls}, {finding.severity}]. {shown.prop.id}: {shown.prop.says or shown.prop.kind}"
+    label = "bound artefact (vanishes with larger bounds)" if finding.growth is not None and finding.growth.artefact else finding.cls
+    text = f"{finding.title} [{finding.id}: {label}, {finding.severity}]. {shown.prop.id}: {shown.prop.says or shown.prop.kind}"
     shown_by = sorted({f"{r.model.id} {r.prop.id}[{r.reading_label}]" for r in finding.results})
     entry = _result(shown, LEVEL_OF_SEVERITY[finding.severity], text, clauses, fingerprint(game, "finding", finding.id), out)
     entry["properties"].update({"finding": finding.id, "class": finding.cls, "severity": finding.severity, "severityReason": finding.severity_reason, "filed": not finding.unfiled, "shownBy": shown_by})
+    if finding.growth is not None:
+        entry["properties"]["growth"] = finding.growth.to_json()
     return entry
 
 

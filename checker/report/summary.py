@@ -10,12 +10,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from checker.growth_check import Outcome
 from checker.report.errata import game_results, suite_findings
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.results import Result
 from checker.scenario_run import ScenarioResult
 
+GROWTH_WORDS = {Outcome.SURVIVES: "survive", Outcome.VANISHES: "vanish", Outcome.NOT_RECHECKED: "not re-checked"}
 MAX_UNEXPECTED_LINES = 20  # beyond this the summary would no longer fit on a screen
 
 
@@ -42,6 +44,16 @@ def summary_lines(results: list[Result], out_dir: str | None, wall_seconds: floa
     return lines
 
 
+def growth_words(results: list[Result]) -> str:
+    """The game's growth re-checks counted by outcome (each finding's sentence is on the errata
+    page and in the JSON: the summary keeps one line per game)."""
+    checks = {g.finding: g for r in results for g in r.growth if g.applies}  # a model with no bound: nothing to say
+    if not checks:
+        return ""
+    counts = [f"{sum(1 for g in checks.values() if g.outcome == o)} {word}" for o, word in GROWTH_WORDS.items()]
+    return f"; growth re-check: {', '.join(counts)}"
+
+
 def _game_line(folder: str, results: list[Result]) -> str:
     models = {r.model.id for r in results}
     combinations = {(r.model.id, r.reading_label) for r in results}
@@ -62,14 +74,14 @@ def _game_line(folder: str, results: list[Result]) -> str:
         explored[key] = max(explored.get(key, 0.0), r.seconds)
     unexpected = sum(1 for r in results if not r.matches)
     return (f"{folder}: {len(models)} model(s), {len(combinations)} combinations, {len(properties)} properties; {findings}; "
-            f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring")
+            f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring{growth_words(results)}")
 
 
 def print_summary(results: list[Result], console: Console, out_dir: str | None, wall_seconds: float | None = None, scenarios: list[ScenarioResult] | None = None) -> None:
     lines = summary_lines(results, out_dir, wall_seconds, scenarios)
     ok = all(r.matches for r in results) and all(s.passed for s in scenarios or [])
-    for line in lines[:-1]:
+    for line in lines[:-1]:  # never wrapped: a line per game and per unexpected result, whatever the width
         style = "red" if line.startswith("unexpected") else ""
-        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
-    console.print(f"[{'green' if ok else 'red'}]{escape(lines[-1])}[/]")
+        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line), soft_wrap=True)
+    console.print(f"[{'green' if ok else 'red'}]{escape(lines[-1])}[/]", soft_wrap=True)
 

@@ -83,13 +83,13 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         # Small explorations never pay for generating native code (asking whether it is cached
         # means generating it), so the Python engine tries first with the smaller threshold.
         for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
-            small = Budget(min(threshold, budget.max_states), budget.timeout)
+            small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
             exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
             if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
                 return exp, explicit.decide(exp, props, found)
             if threshold == AUTO_CACHED_STATES and engine.is_compiled(compiled, props):
                 break
-        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
+        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:
@@ -138,7 +138,7 @@ class ExplicitEngine:
             self.initial_empty = True
             return {}
         need_graph = any(KINDS[p.kind].needs_edges for p in props)
-        remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
+        remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001), options.budget.stop_when_decided)
         symmetry = Symmetry(model, config, compiled.layout) if model.symmetric and options.symmetry else None
         exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend, symmetry)
         self.complete = exp.complete

@@ -1,0 +1,257 @@
+"""The growth re-check: does a finding survive when the decks, hands and piles grow by one?
+
+A model checks small decks so that exploring them stays cheap; a failure that needs exactly
+that deck is a fact about the model, not the rules. So each filed finding is re-checked on one
+representative failing result (a property pinned `fails` where the finding has one, then the
+shortest counterexample), first with every constant the model marks `bound: true` one step
+larger at once. A marked value of zero is a card or pile the variant leaves out and stays out; a
+value at the top of its declared range stays there and the check says so.
+
+Growing every bound at once multiplies the state space, so that run often overruns its budget.
+Then (and whenever that run establishes nothing: it held only vacuously, or in a smaller game)
+each bound is grown on its own, one run each, in the model's order, until one makes the
+finding vanish: a finding that vanishes when any single deck, hand or pile grows by one is a bound
+artefact, and the outcome names that bound. If every single growth still fails, the finding
+survives each; if none vanishes and some established nothing, neither does the re-check ("not
+re-checked"), and the outcome says which bound and why.
+
+The cost is kept small by these choices: one representative per finding (not per failing
+result), the larger run decides only that property and stops at its first violation (breadth
+first, so a finding that survives usually costs a fraction of the state space), the one-at-a-time
+runs only when all at once established nothing, and a state budget per run of `GROWTH_FACTOR` times the
+representative's own exploration (at least `MIN_STATES`), with a time limit as a safety net. A
+run that hits either establishes nothing. Outcomes are cached on disk, keyed by the checker's
+code, the game's model files and suite, the representative and the budget, so an unchanged game
+pays once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from checker.engines.explicit import Budget
+from checker.errors import RulecheckError
+from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
+from checker.lang.compile_cache import _model_folders, code_digest
+from checker.lang.model import Config, Model
+from checker.lang.properties import BoundProperty, bind, suite_path
+from checker.report.findings import FindingEvidence, group_findings
+from checker.results import Result
+
+GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the representative's exploration
+MIN_STATES = 50_000  # and never fewer: small explorations grow fastest in proportion
+GROWTH_TIMEOUT = 120.0  # seconds per larger run (a safety net; the state budget decides first)
+SINGLES_TIMEOUT = 120.0  # CPU seconds for the one-at-a-time runs of one finding together (a model may mark many bounds)
+CACHE_DIR = ".rulecheck-cache"
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A configuration's marked bounds one step larger."""
+
+    constants: dict[str, Any]
+    grown: tuple[str, ...]
+    at_max: tuple[str, ...]
+    marked: int  # how many constants the model marks as bounds
+    singles: tuple[tuple[str, dict[str, Any]], ...] = ()  # each grown bound alone: (its label, the constants)
+
+
+def grow(model: Model, config: Config) -> Growth:
+    """Every marked bound of `config` one step larger, within its declared range."""
+    constants = dict(config.constants)
+    grown: list[str] = []
+    at_max: list[str] = []
+    singles: list[tuple[str, dict[str, Any]]] = []
+    marked = [c for c in model.constants.values() if c.bound]
+    for const in marked:
+        value = config.constants[const.name]
+        hi = const.elem.hi if const.elem.hi is not None else value
+        cells = value.items() if const.is_table else [((), value)]
+        new = dict(value) if const.is_table else value
+        for key, cell in cells:
+            label = const.name + "".join(f"[{k}]" for k in key)
+            if cell == 0:
+                continue  # left out of this variant: stays out
+            if cell >= hi:
+                at_max.append(f"{label} {cell}")
+                continue
+            grown.append(f"{label} {cell}\u2192{cell + 1}")
+            alone = {**value, key: cell + 1} if const.is_table else cell + 1
+            singles.append((grown[-1], {**config.constants, const.name: alone}))
+            if const.is_table:
+                new[key] = cell + 1
+            else:
+                new = cell + 1
+        constants[const.name] = new
+    return Growth(constants, tuple(grown), tuple(at_max), len(marked), tuple(singles))
+
+
+def representative(entry: FindingEvidence) -> Result:
+    """The failure a finding is re-checked on: one pinned `fails` if any, the shortest trace."""
+    def key(r: Result) -> tuple:
+        return (r.expected != "fails", r.trace is None, len(r.trace.steps) if r.trace else 0, r.states)
+    return min(entry.results, key=key)  # min keeps the first of equals: the serial order
+
+
+def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1) -> list[GrowthCheck]:
+    """Re-check every filed finding the results show (not those filed as bound artefacts) and
+    attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
+    above 1 the findings are re-checked in that many worker processes; outcomes are attached in
+    the serial order either way."""
+    from checker.dispatch import SerialPool, process_pool, run_in_order
+    from checker.report.errata import suite_findings
+
+    entries = []
+    for folder in sorted({r.model.folder for r in results}):
+        mine = [r for r in results if r.model.folder == folder]
+        entries += [e for e in group_findings(mine, suite_findings(mine)) if e.finding is not None and e.cls != "bound-artefact"]
+    items = [(e.id, representative(e), max_states, timeout, cache_dir) for e in entries]
+    if jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as pool:
+            out = run_in_order(_recheck_item, items, pool)
+    else:
+        out = run_in_order(_recheck_item, items, SerialPool())
+    for entry, check in zip(entries, out, strict=True):
+        for r in entry.results:
+            r.growth = (*r.growth, check)
+    return out
+
+
+def _recheck_item(item: tuple[str, Result, int, float, str | None]) -> GrowthCheck:
+    """One finding's re-check, as a job of a pool (a module-level function: it is pickled)."""
+    return recheck(*item)
+
+
+def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
+    """The growth re-check of one finding on its representative failing result: every bound
+    at once, then, if that established nothing, each bound on its own."""
+    model = result.model
+    growth = grow(model, result.config)
+    base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
+    if not growth.marked:
+        return replace(base, reason=NO_BOUND)
+    if not growth.grown:
+        return replace(base, reason="every bound is at the top of its declared range or left out")
+    budget = Budget(min(max_states, max(MIN_STATES, GROWTH_FACTOR * result.states)), min(timeout, GROWTH_TIMEOUT), stop_when_decided=True)
+    path = _cache_path(cache_dir, finding, result, growth, budget) if cache_dir is not None else None
+    cached = _read(path)
+    if cached is not None:
+        return cached
+    run = _run(result, Config(growth.constants, result.config.readings), budget)
+    check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+    if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
+        check = _one_at_a_time(check, result, growth, budget)
+    if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
+        _write(path, check)  # a time limit depends on the machine's load: not kept
+    return check
+
+
+def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget) -> GrowthCheck:
+    """All at once established nothing (it overran, or held only vacuously or in a smaller
+    game): grow each bound on its own, stopping at the first that makes the finding vanish (it
+    is then an artefact of that bound)."""
+    singles: list[SingleGrowth] = []
+    # CPU seconds, checked between runs: a loaded machine stretches the wall clock, not this.
+    deadline = time.process_time() + SINGLES_TIMEOUT
+    for label, constants in growth.singles:
+        if time.process_time() >= deadline:
+            singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the timeout of {SINGLES_TIMEOUT:.0f} CPU s for the one-at-a-time runs is spent"))
+            continue
+        run = _run(result, Config(constants, result.config.readings), budget)
+        singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
+        if run.outcome == Outcome.VANISHES:
+            return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
+    survived = all(s.outcome == Outcome.SURVIVES for s in singles)
+    return replace(check, outcome=Outcome.SURVIVES if survived else Outcome.NOT_RECHECKED, singles=tuple(singles))
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One larger run of the representative's property."""
+
+    outcome: Outcome
+    reason: str
+    states: int = 0
+
+
+def _run(result: Result, config: Config, budget: Budget) -> _Run:
+    """Decide the representative's property alone under a larger configuration."""
+    from checker.runner import CheckOptions, check_config
+
+    # The Python back-end: it stops at the first violation, and the native one would compile the
+    # larger configuration first.
+    options = CheckOptions(engine="explicit", budget=budget, backend="python")
+    try:
+        grown = check_config(result.model, config, [bind(result.prop, result.model)], options)[0]
+    except RulecheckError as exc:
+        return _Run(Outcome.NOT_RECHECKED, f"the larger configuration cannot be checked: {exc.message}")
+    if grown.status == result.status:
+        return _Run(Outcome.SURVIVES, grown.bound, grown.states)
+    if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
+        if grown.bound == "exhaustive" and grown.states < result.states:
+            return _Run(Outcome.NOT_RECHECKED, f"it holds, but in a smaller game ({grown.states:,} states against {result.states:,} with the checked bounds), "
+                        "which says nothing about the finding", grown.states)
+        if not _premise_reached(result, config, budget):
+            return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
+        return _Run(Outcome.VANISHES, grown.bound, grown.states)
+    reason = grown.bound if grown.status == "undecided" else f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})"
+    return _Run(Outcome.NOT_RECHECKED, reason, grown.states)
+
+
+def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
+    """A `leads-to` that holds because its `from` is never reached says nothing about the
+    finding: the larger game must still reach that situation (one more run, stopped as soon as
+    it is)."""
+    from checker.runner import CheckOptions, check_config
+
+    prop = result.prop
+    if prop.kind != "leads-to":
+        return True
+    bound = bind(prop, result.model)
+    premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
+    options = CheckOptions(engine="explicit", budget=budget, backend="python")
+    return check_config(result.model, config, [premise], options)[0].status == "holds"
+
+
+def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, budget: Budget) -> str:
+    """The cache file of one re-check: the checker's code, every YAML file the model is built
+    from, the game's suite, the representative and the budget."""
+    digest = hashlib.sha256(code_digest().encode())
+    model = result.model
+    files = [os.path.join(folder, name) for folder in _model_folders(model.path) for name in sorted(os.listdir(folder)) if name.endswith(".yaml")]
+    for path in [*files, suite_path(model.path)]:
+        digest.update(os.path.basename(path).encode())
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    digest.update(repr((finding, model.id, result.prop.id, result.status, sorted(result.config.readings.items()),
+                        sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout)).encode())
+    return os.path.join(cache_dir, f"growth-{digest.hexdigest()[:24]}.json")
+
+
+def _read(path: str | None) -> GrowthCheck | None:
+    if path is None or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return GrowthCheck.from_json(json.load(handle))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # an unreadable cache entry is recomputed
+
+
+def _write(path: str | None, check: GrowthCheck) -> None:
+    if path is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="utf-8") as handle:
+            json.dump(check.to_json(), handle, sort_keys=True)
+        os.replace(partial, path)
+    except OSError:
+        pass  # a cache that cannot be written is skipped

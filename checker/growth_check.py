@@ -1,0 +1,115 @@
+"""The outcome of a finding's growth re-check, as every report shows it.
+
+A finding shown with the small decks, hands and piles a model chose may be an artefact of them.
+`checker.analysis.growth` re-checks one representative failure of each filed finding with every
+marked bound (`bound: true`) one step larger, and, when that larger run overruns its budget,
+with each bound one step larger on its own; this module is only the outcome and its words, so
+the reports (terminal, errata page, JSON, JUnit, SARIF) depend on no engine code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+NO_BOUND = "the model marks no constant as a bound (`bound: true`)"
+
+
+class Outcome(StrEnum):
+    SURVIVES = "survives"  # still fails with the larger bounds: kept as a finding
+    VANISHES = "vanishes"  # holds with the larger bounds (all, or one of them): a bound artefact
+    NOT_RECHECKED = "not re-checked"  # budget, time, no bound to grow: nothing established
+
+
+@dataclass(frozen=True)
+class SingleGrowth:
+    """One bound one step larger on its own (the fallback when growing all at once overruns)."""
+
+    grown: str  # "n_foreign 2->3"
+    outcome: Outcome
+    reason: str = ""
+    states: int = 0
+
+    def words(self) -> str:
+        if self.outcome == Outcome.NOT_RECHECKED:
+            return f"{self.grown}: not re-checked ({self.reason})"
+        return f"{self.grown}: {self.outcome} ({self.states:,} states)"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"grown": self.grown, "outcome": str(self.outcome), "reason": self.reason, "states": self.states}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> SingleGrowth:
+        return cls(str(doc["grown"]), Outcome(doc["outcome"]), str(doc["reason"]), int(doc["states"]))
+
+
+@dataclass(frozen=True)
+class GrowthCheck:
+    """One finding re-checked on its representative failure (variant, property, readings).
+
+    `grown`, `reason` and `states` describe the run with every bound larger at once; `singles`,
+    when that run overran, the runs with one bound larger each (in the model's order, up to the
+    first that makes the finding vanish)."""
+
+    finding: str
+    outcome: Outcome
+    variant: str
+    prop: str  # the representative's property id
+    reading: str
+    grown: tuple[str, ...]  # "n_foreign 2->3", "hand_base[heroes] 3->4"
+    at_max: tuple[str, ...]  # bounds already at the top of their declared range
+    reason: str = ""  # why not re-checked, or how the larger run ended
+    states: int = 0
+    singles: tuple[SingleGrowth, ...] = ()
+
+    @property
+    def applies(self) -> bool:
+        """The model marks some bound (otherwise there is nothing to grow)."""
+        return self.reason != NO_BOUND
+
+    @property
+    def artefact(self) -> bool:
+        return self.outcome == Outcome.VANISHES
+
+    @property
+    def cause(self) -> tuple[str, ...]:
+        """The growth the finding vanished under: one bound, when found one at a time."""
+        vanished = [s.grown for s in self.singles if s.outcome == Outcome.VANISHES]
+        return tuple(vanished) if vanished else self.grown
+
+    def words(self) -> str:
+        """One sentence for the page and the terminal."""
+        where = f"`{self.prop}` on {self.variant} [{self.reading}]"
+        grown = ", ".join(self.grown)
+        at_max = f" ({', '.join(self.at_max)} already at the top of its range)" if self.at_max else ""
+        if self.singles:
+            return self._single_words(where, grown, at_max)
+        if self.outcome == Outcome.SURVIVES:
+            return f"survives: {where} still fails with {grown}{at_max} ({self.states:,} states explored)"
+        if self.outcome == Outcome.VANISHES:
+            return f"vanishes: {where} holds with {grown}{at_max} ({self.states:,} states explored, {self.reason}): a bound artefact"
+        tried = f" with {grown}{at_max}" if grown else at_max
+        return f"not re-checked: {where}{tried}: {self.reason}"
+
+    def _single_words(self, where: str, grown: str, at_max: str) -> str:
+        at_once = f"every bound at once ({grown}) was not re-checked: {self.reason}"
+        if self.outcome == Outcome.VANISHES:
+            single = next(s for s in self.singles if s.outcome == Outcome.VANISHES)
+            return f"vanishes: {where} holds with {single.grown} alone ({single.states:,} states explored, {single.reason}): a bound artefact ({at_once})"
+        if self.outcome == Outcome.SURVIVES:
+            each = ", ".join(s.grown for s in self.singles)
+            return f"survives: {where} still fails with each bound one step larger on its own ({each}){at_max} ({at_once})"
+        tried = "; ".join(s.words() for s in self.singles)
+        return f"not re-checked: {where}{at_max}: {at_once}; one bound at a time: {tried}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"finding": self.finding, "outcome": str(self.outcome), "variant": self.variant, "property": self.prop,
+                "reading": self.reading, "grown": list(self.grown), "at_max": list(self.at_max), "reason": self.reason,
+                "states": self.states, "one_at_a_time": [s.to_json() for s in self.singles]}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> GrowthCheck:
+        return cls(str(doc["finding"]), Outcome(doc["outcome"]), str(doc["variant"]), str(doc["property"]), str(doc["reading"]),
+                   tuple(doc["grown"]), tuple(doc["at_max"]), str(doc["reason"]), int(doc["states"]),
+                   tuple(SingleGrowth.from_json(s) for s in doc.get("one_at_a_time", ())))
