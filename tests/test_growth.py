@@ -420,11 +420,11 @@ def test_worker_processes_give_the_serial_outcomes_in_the_serial_order(toy, monk
     assert [g.finding for g in two.growth] == ["one-card-deck"]
 
 
-def test_the_one_at_a_time_runs_share_a_timeout_and_are_then_not_run(tmp_path, monkeypatch):
+def test_the_one_at_a_time_runs_share_an_allowance_of_states_and_are_then_not_run(tmp_path, monkeypatch):
     result = tally_result(tmp_path, monkeypatch, "deck-left", "not (deck == 0 and drawn == 1)")
-    monkeypatch.setattr(growth, "SINGLES_TIMEOUT", 0.0)
+    monkeypatch.setattr(growth, "SINGLES_ALLOWANCE", 0)
     cache = tmp_path / "cache"
     check = growth.recheck("single-draw", result, 13, 60.0, cache_dir=str(cache))
     assert check.outcome == Outcome.NOT_RECHECKED
-    assert [s.reason for s in check.singles] == ["not run: the timeout of 0 CPU s for the one-at-a-time runs is spent"] * 2
-    assert not cache.exists()  # an outcome the clock decided is not cached
+    assert [s.reason for s in check.singles] == ["not run: the one-at-a-time runs have spent their allowance of 0 states"] * 2
+    assert cache.exists()  # counted in states, not seconds: the same on any machine, so kept

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -45,8 +44,8 @@ from checker.results import Result
 
 GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the representative's exploration
 MIN_STATES = 50_000  # and never fewer: small explorations grow fastest in proportion
-GROWTH_TIMEOUT = 120.0  # seconds per larger run (a safety net; the state budget decides first)
-SINGLES_TIMEOUT = 120.0  # CPU seconds for the one-at-a-time runs of one finding together (a model may mark many bounds)
+GROWTH_TIMEOUT = 600.0  # seconds per larger run: a safety net only; the state budget decides first
+SINGLES_ALLOWANCE = 4  # the one-at-a-time runs of one finding together explore at most this many runs' state budgets
 CACHE_DIR = ".rulecheck-cache"
 
 
@@ -156,14 +155,17 @@ def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: B
     game): grow each bound on its own, stopping at the first that makes the finding vanish (it
     is then an artefact of that bound)."""
     singles: list[SingleGrowth] = []
-    # CPU seconds, checked between runs: a loaded machine stretches the wall clock, not this.
-    deadline = time.process_time() + SINGLES_TIMEOUT
+    # A shared allowance of states, not of seconds: a model may mark many bounds, and what is
+    # published must not depend on the machine's speed or load.
+    allowance = SINGLES_ALLOWANCE * budget.max_states
+    spent = 0
     for label, constants in growth.singles:
-        if time.process_time() >= deadline:
-            singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the timeout of {SINGLES_TIMEOUT:.0f} CPU s for the one-at-a-time runs is spent"))
+        if spent >= allowance:
+            singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the one-at-a-time runs have spent their allowance of {allowance:,} states"))
             continue
         run = _run(result, Config(constants, result.config.readings), budget)
         singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
+        spent += run.states
         if run.outcome == Outcome.VANISHES:
             return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
     survived = all(s.outcome == Outcome.SURVIVES for s in singles)
