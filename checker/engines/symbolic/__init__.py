@@ -120,11 +120,17 @@ class Prover:
             if self.rank_tried.get(prop.id) == len(self.proved) or time.perf_counter() > self.deadline:
                 continue
             self.rank_tried[prop.id] = len(self.proved)
-            status, state = ranking(self.window, prop.measure, self.strengthening(), self.deadline)
-            if status == "proved" and prop.prop.within is not None:
+            status, state, k = ranking(self.window, prop.measure, self.strengthening(), MAX_INDUCTION_K, self.deadline)
+            if status in ("proved", "vacuous") and prop.prop.within is not None:
                 self.ranked.add(prop.id)
-            elif status == "proved":
+            elif status == "proved" and k == 1:
                 out[prop.id] = Outcome("holds", True, "ranking function", depth=depth, detail="the measure is >= 0 and decreases on every step")
+            elif status == "proved":
+                out[prop.id] = Outcome("holds", True, f"ranking function (decreases within {k} steps)", depth=depth,
+                                       detail=f"the measure is >= 0 and decreases over every {k} steps")
+            elif status == "vacuous":
+                out[prop.id] = Outcome("holds", True, f"ranking function (decreases within {k} steps)", depth=depth,
+                                       detail=f"whatever the measure: no path of {k + 1} steps exists between non-terminal states the proved facts allow, so every play ends within {k} steps")
             elif status == "refuted":
                 self.rank_refuted[prop.id] = state
         return out
