@@ -627,6 +627,14 @@ TURNS_PROPS = """\
 - id: rising
   kind: terminates
   measure: "n + (5 if ph == passing else 0)"
+- id: down-to-zero
+  kind: leads-to
+  from: n < 20
+  to: n == 0
+- id: never-drawing-at-zero
+  kind: leads-to
+  from: n < 20
+  to: n == 0 and ph == drawing
 """
 
 
@@ -655,3 +663,15 @@ def test_a_measure_level_on_a_loop_proves_nothing(tmp_path):
     for pid in ("level", "rising"):
         assert exp[pid].status == sym[pid].status == "fails", (pid, sym[pid].bound)
         assert "ranking" not in sym[pid].bound
+
+
+def test_leads_to_from_termination_and_deadlock_freedom(tmp_path):
+    """Plays last 60 steps, far beyond BMC depth 1: `down-to-zero` is proved from `level`
+    (every play ends), deadlock freedom and `to` holding in every terminal state; the game
+    ends with ph == passing, so `never-drawing-at-zero` fails (explicit) and is not proved."""
+    path = write_game(str(tmp_path), "turns", TURNS, TURNS_PROPS)
+    sym, exp = run(path, "symbolic", depth=1), run(path, "explicit")
+    r = sym["down-to-zero"]
+    assert exp["down-to-zero"].status == r.status == "holds" and r.proof and "with level and deadlock-free" in r.bound
+    assert exp["never-drawing-at-zero"].status == "fails"
+    assert not sym["never-drawing-at-zero"].proof

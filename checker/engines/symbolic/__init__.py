@@ -205,6 +205,7 @@ def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float
     # the bounded verdicts, then proofs where they can still be had
     if run.stopped_by != "timeout":
         out.update(prover(run.reached, undecided, run, final=True))
+    out.update(leads_to_by_termination(prover, [p for p in undecided if p.id not in out], props, out, run.reached))
     for prop in undecided:
         if prop.id not in out:
             out[prop.id] = bounded(enc, prop, run)
@@ -221,6 +222,49 @@ def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float
         elif prop.id in prover.rank_refuted and outcome.status != "fails":
             outcome.detail = f"the measure does not decrease from a state the proved invariants allow (it may be unreachable): {_short(prover.rank_refuted[prop.id])}"
     return out
+
+
+def leads_to_by_termination(prover: Prover, open_props: list[BoundProperty], props: list[BoundProperty], out: dict[str, Outcome], depth: int) -> dict[str, Outcome]:
+    """`leads-to` from proofs of the same run: when every play ends (a `terminates` proved), no
+    reachable state is stuck (a `deadlock-free` proved), and every terminal state satisfies `to`,
+    then every play from a `from` state reaches a `to` state (its last one at the latest). This
+    is how `leads-to` gets a proof without an exhaustive BMC, whose depth is the longest play's.
+    Both expressions must also never raise (over the states the proved facts allow), since the
+    explicit engine reports a raising expression as an error."""
+    def proved(kind: str) -> BoundProperty | None:
+        return next((p for p in props if p.kind == kind and out.get(p.id) is not None and out[p.id].status == "holds"
+                     and out[p.id].proof and (kind != "terminates" or p.prop.within is None)), None)
+
+    ends, live = proved("terminates"), proved("deadlock-free")
+    result: dict[str, Outcome] = {}
+    if ends is None or live is None or time.perf_counter() > prover.deadline:
+        return result
+    for prop in open_props:
+        if prop.kind != "leads-to" or time.perf_counter() > prover.deadline:
+            continue
+        if terminal_implies(prover, prop) == "unsat":
+            result[prop.id] = Outcome("holds", True, f"{out[ends.id].bound}, with {ends.id} and {live.id}", depth=depth,
+                                      detail=f"every play ends ({ends.id}), none is stuck ({live.id}), and every terminal state satisfies `to`")
+    return result
+
+
+def terminal_implies(prover: Prover, prop: BoundProperty) -> str:
+    """Whether a state the proved facts allow can be terminal without `to`, or make `from` or
+    `to` raise: "unsat" when none can."""
+    from checker.engines.symbolic.encoding import AND, NOT, OR, zv
+    from checker.engines.symbolic.unroll import query
+
+    window = prover.window
+    u, solver = window.u, window.solver
+    src_err = u.value(prop.source, 0)[1]
+    dst, dst_err = u.value(prop.target, 0)
+    solver.push()
+    try:
+        solver.add(*window.strengthening(prover.strengthening(), 0))
+        status, _ = query(solver, zv(OR(src_err, dst_err, AND(u.steps[0].terminal, NOT(dst)))), prover.deadline)
+    finally:
+        solver.pop()
+    return status
 
 
 def _negate(expr):
