@@ -167,9 +167,6 @@ def ranking(window: Window, measure: Expr, strengthen: list[Expr], max_k: int, d
             state = enc.readable(m, u.states[0]) if status == "sat" else None
         finally:
             solver.pop()
-        import os, sys
-        if os.environ.get("RANKDEBUG"):
-            print("rank k", k, status, time.process_time(), state if status == "sat" else "", file=sys.stderr)
         if status == "unknown":
             return "unknown", None, 0
         if k == 0 and status == "sat":
