@@ -8,7 +8,9 @@ enumerating states:
    k steps exists at all, the search was exhaustive and its verdicts are proofs;
 2. k-induction (`induction`) tries to turn each bounded `holds` of a safety property into a
    proof, strengthened by the invariants already proved; a ranking function (`measure`) proves
-   `terminates`.
+   `terminates`;
+3. a `leads-to` whose `to` holds at the end of every play follows from a proved `terminates`
+   and `deadlock-free` (`leads_to_by_termination`).
 
 The runner replays every counterexample in the reference interpreter (`checker.evidence.build_trace`)
 before it is reported. Constants and readings are those of `config`, unless the options leave
@@ -22,10 +24,11 @@ import time
 from typing import Any
 
 from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
-from checker.engines.symbolic.encoding import Encoder
+from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
 from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.engines.symbolic.lemmas import Lemma, houdini, reached_ranges
+from checker.engines.symbolic.unroll import query
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
@@ -251,9 +254,6 @@ def leads_to_by_termination(prover: Prover, open_props: list[BoundProperty], pro
 def terminal_implies(prover: Prover, prop: BoundProperty) -> str:
     """Whether a state the proved facts allow can be terminal without `to`, or make `from` or
     `to` raise: "unsat" when none can."""
-    from checker.engines.symbolic.encoding import AND, NOT, OR, zv
-    from checker.engines.symbolic.unroll import query
-
     window = prover.window
     u, solver = window.u, window.solver
     src_err = u.value(prop.source, 0)[1]
