@@ -12,7 +12,8 @@ engine's breadth-first one.
 What else is generated: `terminates` with a `measure` (a real ranking function in the "ranked"
 models, where every move counts x down, a random one elsewhere) and with `within: N` (decided
 exactly whatever the run's depth, so it is also checked with depth 1: a measure must never
-prove a `within` bound); property expressions that raise (a divisor that may be zero): both
+prove a `within` bound; a proof of `ends` or `leads` at depth 1, by a measure decreasing over
+k steps or from termination and deadlock freedom, must match the explicit verdict); property expressions that raise (a divisor that may be zero): both
 engines must report `error` with a trace as short as the reference interpreter's first raising
 state; and every constant and reading left free at once
 (`test_engines_agree_over_every_configuration`), compared with the explicit engine run under
@@ -396,6 +397,9 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
             sym = run(path, "symbolic", depth=sym_depth)
             # a `within` bound is decided exactly whatever the run's depth (BMC goes to within + 1)
             sym.update(run(path, "symbolic", depth=1, ids={"soon"}))
+            # proofs that do not wait for an exhaustive BMC (a measure decreasing over k steps,
+            # leads-to from termination and deadlock freedom) must be right at depth 1 too
+            shallow = run(path, "symbolic", depth=1, ids={"ends", "leads", "deadlock-free"})
         except ReplayMismatch as exc:
             return [f"symbolic trace does not replay: {exc}"]
         references = property_reference(model, bound_props(path)[1]) if reference_error is None else {}
@@ -428,6 +432,8 @@ def disagreements(model_yaml: str, props_yaml: str) -> list[str]:
             continue
         if e.prop.kind == "terminates" and not loops and e.prop.within is None:
             continue
+        if pid in shallow and shallow[pid].status == "holds" and shallow[pid].proof and e.status != "holds":
+            out.append(f"{pid}: explicit {e.status}, symbolic at depth 1 holds ({shallow[pid].bound})")
         if symbolic_verdict(s) != e.status:
             out.append(f"{pid}: explicit {e.status}, symbolic {s.status} ({s.bound})")
         elif e.status == "fails" and e.prop.kind in EXACT_LENGTH and trace_len(e) != trace_len(s):

@@ -130,7 +130,9 @@ def test_ranking_function_proves_termination(counter):
 
 
 def test_bad_measure_is_not_a_proof(tmp_path):
-    path = write_game(str(tmp_path), "counter", COUNTER, "- id: ends\n  kind: terminates\n  measure: n\n")
+    """Every play lasts 100 steps and the measure rises on each: no window of k <= 8 steps ends
+    lower. (On the counter game `n` would be proved vacuously: no play is longer than 6 steps.)"""
+    path = write_game(str(tmp_path), "countdown", COUNTDOWN, "- id: ends\n  kind: terminates\n  measure: 100 - n\n")
     sym = run(path, "symbolic", depth=2, ids={"ends"})
     assert sym["ends"].status == "holds" and not sym["ends"].proof
     assert "does not decrease" in sym["ends"].detail
@@ -586,3 +588,90 @@ def test_auto_engine_goes_symbolic_beyond_the_explicit_budget(tmp_path):
     assert explicit["y-stays"].status == "undecided"
     auto = run(path, "auto", depth=4, ids={"y-stays"}, budget=Budget(5, 60.0))
     assert auto["y-stays"].engine == "symbolic" and auto["y-stays"].status == "holds" and auto["y-stays"].proof
+
+
+# A turn in three steps, only one of which uses something up: a measure counting what is used
+# up stays level (or rises) on the bookkeeping steps and decreases once a turn.
+TURNS = """\
+game: Turns
+id: turns
+players: [ann]
+domains:
+  phase: [drawing, playing, passing]
+state:
+  n: "int[0..20]"
+  ph: phase
+init: {n: 20, ph: drawing}
+terminal: n == 0
+actions:
+  draw:
+    by: ann
+    when: ph == drawing
+    do: {ph: playing}
+    rule: r-1
+  play:
+    by: ann
+    when: ph == playing
+    do: {n: n - 1, ph: passing}
+    rule: r-1
+  pass:
+    by: ann
+    when: ph == passing
+    do: {ph: drawing}
+    rule: r-1
+"""
+TURNS_PROPS = """\
+- id: level
+  kind: terminates
+  measure: n
+- id: rising
+  kind: terminates
+  measure: "n + (5 if ph == passing else 0)"
+- id: down-to-zero
+  kind: leads-to
+  from: n < 20
+  to: n == 0
+- id: never-drawing-at-zero
+  kind: leads-to
+  from: n < 20
+  to: n == 0 and ph == drawing
+"""
+
+
+def test_a_measure_that_decreases_once_a_turn_proves_termination(tmp_path):
+    path = write_game(str(tmp_path), "turns", TURNS, TURNS_PROPS)
+    sym = run(path, "symbolic", depth=1)
+    for pid in ("level", "rising"):  # level on two steps of three; rising on one of them
+        r = sym[pid]
+        assert r.status == "holds" and r.proof and r.bound == "ranking function (decreases within 3 steps)", (pid, r.bound)
+    assert run(path, "explicit")["level"].status == "holds"
+
+
+def test_a_measure_on_short_plays_is_proved_and_says_why(tmp_path):
+    """On the counter game no play is longer than 6 steps: any measure >= 0 "decreases within 6
+    steps", and the detail says the proof owes nothing to the measure."""
+    path = write_game(str(tmp_path), "counter", COUNTER, "- id: ends\n  kind: terminates\n  measure: n\n")
+    r = run(path, "symbolic", depth=1, ids={"ends"})["ends"]
+    assert r.status == "holds" and r.proof and "whatever the measure" in r.detail
+
+
+def test_a_measure_level_on_a_loop_proves_nothing(tmp_path):
+    """A player may go round the turn without playing: `n` stays level forever on that loop."""
+    loop = TURNS + "  skip:\n    by: ann\n    when: ph == drawing\n    do: {ph: passing}\n    rule: r-1\n"
+    path = write_game(str(tmp_path), "turns", loop, TURNS_PROPS)
+    sym, exp = run(path, "symbolic", depth=4), run(path, "explicit")
+    for pid in ("level", "rising"):
+        assert exp[pid].status == sym[pid].status == "fails", (pid, sym[pid].bound)
+        assert "ranking" not in sym[pid].bound
+
+
+def test_leads_to_from_termination_and_deadlock_freedom(tmp_path):
+    """Plays last 60 steps, far beyond BMC depth 1: `down-to-zero` is proved from `level`
+    (every play ends), deadlock freedom and `to` holding in every terminal state; the game
+    ends with ph == passing, so `never-drawing-at-zero` fails (explicit) and is not proved."""
+    path = write_game(str(tmp_path), "turns", TURNS, TURNS_PROPS)
+    sym, exp = run(path, "symbolic", depth=1), run(path, "explicit")
+    r = sym["down-to-zero"]
+    assert exp["down-to-zero"].status == r.status == "holds" and r.proof and "with level and deadlock-free" in r.bound
+    assert exp["never-drawing-at-zero"].status == "fails"
+    assert not sym["never-drawing-at-zero"].proof

@@ -8,7 +8,9 @@ enumerating states:
    k steps exists at all, the search was exhaustive and its verdicts are proofs;
 2. k-induction (`induction`) tries to turn each bounded `holds` of a safety property into a
    proof, strengthened by the invariants already proved; a ranking function (`measure`) proves
-   `terminates`.
+   `terminates`;
+3. a `leads-to` whose `to` holds at the end of every play follows from a proved `terminates`
+   and `deadlock-free` (`leads_to_by_termination`).
 
 The runner replays every counterexample in the reference interpreter (`checker.evidence.build_trace`)
 before it is reported. Constants and readings are those of `config`, unless the options leave
@@ -22,10 +24,11 @@ import time
 from typing import Any
 
 from checker.engines.symbolic.bmc import SAFETY, BMCRun, Outcome, run_bmc
-from checker.engines.symbolic.encoding import Encoder
+from checker.engines.symbolic.encoding import AND, NOT, OR, Encoder, zv
 from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.engines.symbolic.lemmas import Lemma, houdini, reached_ranges
+from checker.engines.symbolic.unroll import query
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
@@ -120,11 +123,17 @@ class Prover:
             if self.rank_tried.get(prop.id) == len(self.proved) or time.perf_counter() > self.deadline:
                 continue
             self.rank_tried[prop.id] = len(self.proved)
-            status, state = ranking(self.window, prop.measure, self.strengthening(), self.deadline)
-            if status == "proved" and prop.prop.within is not None:
+            status, state, k = ranking(self.window, prop.measure, self.strengthening(), MAX_INDUCTION_K, self.deadline)
+            if status in ("proved", "vacuous") and prop.prop.within is not None:
                 self.ranked.add(prop.id)
-            elif status == "proved":
+            elif status == "proved" and k == 1:
                 out[prop.id] = Outcome("holds", True, "ranking function", depth=depth, detail="the measure is >= 0 and decreases on every step")
+            elif status == "proved":
+                out[prop.id] = Outcome("holds", True, f"ranking function (decreases within {k} steps)", depth=depth,
+                                       detail=f"the measure is >= 0 and decreases over every {k} steps")
+            elif status == "vacuous":
+                out[prop.id] = Outcome("holds", True, f"ranking function (decreases within {k} steps)", depth=depth,
+                                       detail=f"whatever the measure: no path of {k + 1} steps exists between non-terminal states the proved facts allow, so every play ends within {k} steps")
             elif status == "refuted":
                 self.rank_refuted[prop.id] = state
         return out
@@ -199,6 +208,7 @@ def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float
     # the bounded verdicts, then proofs where they can still be had
     if run.stopped_by != "timeout":
         out.update(prover(run.reached, undecided, run, final=True))
+    out.update(leads_to_by_termination(prover, [p for p in undecided if p.id not in out], props, out, run.reached))
     for prop in undecided:
         if prop.id not in out:
             out[prop.id] = bounded(enc, prop, run)
@@ -215,6 +225,46 @@ def decide(enc: Encoder, props: list[BoundProperty], depth: int, deadline: float
         elif prop.id in prover.rank_refuted and outcome.status != "fails":
             outcome.detail = f"the measure does not decrease from a state the proved invariants allow (it may be unreachable): {_short(prover.rank_refuted[prop.id])}"
     return out
+
+
+def leads_to_by_termination(prover: Prover, open_props: list[BoundProperty], props: list[BoundProperty], out: dict[str, Outcome], depth: int) -> dict[str, Outcome]:
+    """`leads-to` from proofs of the same run: when every play ends (a `terminates` proved), no
+    reachable state is stuck (a `deadlock-free` proved), and every terminal state satisfies `to`,
+    then every play from a `from` state reaches a `to` state (its last one at the latest). This
+    is how `leads-to` gets a proof without an exhaustive BMC, whose depth is the longest play's.
+    Both expressions must also never raise (over the states the proved facts allow), since the
+    explicit engine reports a raising expression as an error."""
+    def proved(kind: str) -> BoundProperty | None:
+        return next((p for p in props if p.kind == kind and out.get(p.id) is not None and out[p.id].status == "holds"
+                     and out[p.id].proof and (kind != "terminates" or p.prop.within is None)), None)
+
+    ends, live = proved("terminates"), proved("deadlock-free")
+    result: dict[str, Outcome] = {}
+    if ends is None or live is None or time.perf_counter() > prover.deadline:
+        return result
+    for prop in open_props:
+        if prop.kind != "leads-to" or time.perf_counter() > prover.deadline:
+            continue
+        if terminal_implies(prover, prop) == "unsat":
+            result[prop.id] = Outcome("holds", True, f"{out[ends.id].bound}, with {ends.id} and {live.id}", depth=depth,
+                                      detail=f"every play ends ({ends.id}), none is stuck ({live.id}), and every terminal state satisfies `to`")
+    return result
+
+
+def terminal_implies(prover: Prover, prop: BoundProperty) -> str:
+    """Whether a state the proved facts allow can be terminal without `to`, or make `from` or
+    `to` raise: "unsat" when none can."""
+    window = prover.window
+    u, solver = window.u, window.solver
+    src_err = u.value(prop.source, 0)[1]
+    dst, dst_err = u.value(prop.target, 0)
+    solver.push()
+    try:
+        solver.add(*window.strengthening(prover.strengthening(), 0))
+        status, _ = query(solver, zv(OR(src_err, dst_err, AND(u.steps[0].terminal, NOT(dst)))), prover.deadline)
+    finally:
+        solver.pop()
+    return status
 
 
 def _negate(expr):

@@ -7,10 +7,11 @@ pairwise distinct (a simple path), where the property holds at the first k posit
 the last. When no such window exists (and k <= D+1), every reachable state satisfies the
 property: a shortest path to a violation would end in such a window.
 
-Ranking function. For `terminates` with a `measure`: one step from any state that satisfies the
-ranges and the proved invariants, is not terminal and raises no modelling error, to its
-successor, with measure >= 0 before and a strictly smaller measure after. When z3 finds no
-state and step breaking that, every play ends (the measure cannot decrease forever).
+Ranking function. For `terminates` with a `measure`: over the states that satisfy the ranges
+and the proved invariants, are not terminal and raise no modelling error, the measure is >= 0,
+and every path of k steps between such states (some k <= 8) ends with a strictly smaller
+measure than it started with. When z3 finds no state and path breaking that, every play ends
+(the measure cannot decrease forever).
 """
 
 from __future__ import annotations
@@ -136,22 +137,53 @@ def k_induction(window: Window, prop: BoundProperty | str, strengthen: list[Expr
     return None
 
 
-def ranking(window: Window, measure: Expr, strengthen: list[Expr], deadline: float) -> tuple[str, dict | None]:
-    """("proved" | "refuted" | "unknown", a state where the measure fails to decrease)."""
+def ranking(window: Window, measure: Expr, strengthen: list[Expr], max_k: int, deadline: float) -> tuple[str, dict | None, int]:
+    """("proved" | "vacuous" | "refuted" | "unknown", a state where the measure fails, the k of
+    the proof); "vacuous": proved because no path of k + 1 steps exists at all.
+
+    Proved when, over the states the ranges and the proved facts allow that are not terminal
+    and raise no error, (1) the measure is defined and >= 0, and (2) for some k <= max_k every
+    path of k steps (to a state with a successor: an infinite play never ends in a terminal or
+    raising state) ends with a smaller measure than it started with. An infinite play would
+    then lower a measure that is never negative every k steps. k = 1 is the classical ranking
+    function; a larger k lets a measure count only what a game uses up (cards, turns, halves),
+    level or even rising on the few bookkeeping steps between two such events, instead of
+    ranking every stage of the turn as well."""
     enc, solver = window.enc, window.solver
     u = window.reach(1)
     before, err0 = enc.term(measure, u.states[0], {})
-    after, err1 = enc.term(measure, u.states[1], {})
-    fails = OR(err0, err1, NOT(AND(zv(before) >= 0, zv(after) < zv(before))))
+    state = None
+    for k in range(0, max_k + 1):
+        u = window.reach(k + 1)
+        if k == 0:
+            fails = OR(err0, zv(before) < 0)
+        else:
+            last, err_k = enc.term(measure, u.states[k], {})
+            fails = OR(err0, err_k, zv(last) >= zv(before))
+        solver.push()
+        try:
+            solver.add(*u.active[:k + 1], *window.strengthening(strengthen, k + 1))
+            status, m = query(solver, fails, deadline)
+            state = enc.readable(m, u.states[0]) if status == "sat" else None
+        finally:
+            solver.pop()
+        if status == "unknown":
+            return "unknown", None, 0
+        if k == 0 and status == "sat":
+            return "refuted", state, 0
+        if k > 0 and status == "unsat":
+            return ("proved" if k == 1 or _path_exists(window, strengthen, k, deadline) else "vacuous"), None, k
+    return "refuted", state, 0
+
+
+def _path_exists(window: Window, strengthen: list[Expr], k: int, deadline: float) -> bool:
+    """Whether any path of k + 1 steps exists (from any state the facts allow); when none does,
+    a measure "decreasing within k steps" says nothing of the measure: the plays are short."""
+    solver = window.solver
     solver.push()
     try:
-        solver.add(u.active[0], *window.strengthening(strengthen, 1))
-        status, m = query(solver, fails, deadline)
-        state = enc.readable(m, u.states[0]) if status == "sat" else None
+        solver.add(*window.u.active[:k + 1], *window.strengthening(strengthen, k + 1))
+        status, _ = query(solver, z3.BoolVal(True), deadline)
     finally:
         solver.pop()
-    if status == "unsat":
-        return "proved", None
-    if status == "sat":
-        return "refuted", state
-    return "unknown", None
+    return status != "unsat"
