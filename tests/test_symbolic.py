@@ -465,6 +465,24 @@ def test_bounded_holds_never_matches_holds(tmp_path):
     assert result.exit_code == 0, result.output
 
 
+def cpu_seconds_of(pid: int, at_least: float, within: float) -> None:
+    """Wait until process `pid` has used `at_least` CPU seconds (Linux's /proc; elsewhere a
+    plain sleep of that long)."""
+    import time
+
+    stat = f"/proc/{pid}/stat"
+    if not os.path.exists(stat):
+        time.sleep(at_least)
+        return
+    ticks, deadline = os.sysconf("SC_CLK_TCK"), time.perf_counter() + within
+    while time.perf_counter() < deadline:
+        fields = open(stat).read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / ticks >= at_least:  # utime + stime
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the run used under {at_least} CPU s in {within} s")
+
+
 def test_ctrl_c_stops_a_symbolic_run_promptly():
     """z3 swallows SIGINT while it solves; the engine must still stop within seconds, exit 130,
     and print no traceback."""
@@ -478,7 +496,10 @@ def test_ctrl_c_stops_a_symbolic_run_promptly():
     cmd = [sys.executable, "-m", "checker.cli", "check", "models/showngo/junior.yaml", "--engine", "symbolic", "--no-write", "--jobs", "1", "--readings", "default"]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(4)  # well into the run (it takes minutes)
+    # Well into the run (it takes minutes): after the child's own CPU seconds, not a wall-clock
+    # sleep, since on a loaded machine a sleep can end while it is still importing (Ctrl-C then
+    # ends it as any Python program, with -2).
+    cpu_seconds_of(proc.pid, at_least=4.0, within=120.0)
     sent = time.perf_counter()
     proc.send_signal(signal.SIGINT)
     try:
