@@ -101,9 +101,10 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
             if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
                 return exp, explicit.decide(exp, props, found)
             if threshold == AUTO_CACHED_STATES:
-                if engine.is_compiled(compiled, props):
+                large = instance_count(compiled.model) > AUTO_COMPILE_INSTANCES
+                if engine.is_compiled_cheaply(compiled, props) if large else engine.is_compiled(compiled, props):
                     break
-                if instance_count(compiled.model) > AUTO_COMPILE_INSTANCES:
+                if large:
                     rest = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
                     exp, found = explicit.explore(compiled, props, rest, on_progress, need_graph)
                     return exp, explicit.decide(exp, props, found)
