@@ -74,11 +74,16 @@ def _fingerprint() -> str:
 _FINGERPRINT: str | None = None
 
 
-def module_name(source: str) -> str:
+def fingerprint() -> str:
+    """The numba version and the runtime's code, once per process."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         _FINGERPRINT = _fingerprint()
-    return f"rulecheck_native_{hashlib.sha256((_FINGERPRINT + source).encode()).hexdigest()[:24]}"
+    return _FINGERPRINT
+
+
+def module_name(source: str) -> str:
+    return f"rulecheck_native_{hashlib.sha256((fingerprint() + source).encode()).hexdigest()[:24]}"
 
 
 _SOURCES: dict[tuple, str] = {}
@@ -118,13 +123,13 @@ def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
 
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
     """Where the name of this configuration's module is recorded, under a key made of what its
-    source is generated from (the checker's code, the model's YAML files, its game's property
-    suite, constants and property list), so whether it is compiled can be asked without
+    source and name come from (the checker's code, numba's version, the model's YAML files, its
+    game's property suite, constants and property list), so whether it is compiled can be asked without
     generating the source (seconds for the largest bundled models)."""
     from checker.lang.compile_cache import code_digest, source_digest
     from checker.lang.properties import suite_path
 
-    digest = hashlib.sha256(repr((code_digest(), source_digest(compiled.model.path), _source_key(compiled, props))).encode())
+    digest = hashlib.sha256(repr((code_digest(), fingerprint(), source_digest(compiled.model.path), _source_key(compiled, props))).encode())
     suite = suite_path(compiled.model.path)
     if os.path.isfile(suite):
         with open(suite, "rb") as fh:
