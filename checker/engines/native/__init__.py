@@ -93,22 +93,20 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
-        # Small explorations never pay for generating native code (asking whether it is cached
-        # means generating it), so the Python engine tries first with the smaller threshold.
-        for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
-            small = Budget(min(threshold, budget.max_states), budget.timeout)
-            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-            if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
-                return exp, explicit.decide(exp, props, found)
-            if threshold == AUTO_CACHED_STATES:
-                large = instance_count(compiled.model) > AUTO_COMPILE_INSTANCES
-                if engine.is_compiled_cheaply(compiled, props) if large else engine.is_compiled(compiled, props):
-                    break
-                if large:
-                    rest = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
-                    exp, found = explicit.explore(compiled, props, rest, on_progress, need_graph)
+        large = instance_count(compiled.model) > AUTO_COMPILE_INSTANCES
+        if large and not engine.is_compiled_cheaply(compiled, props):
+            backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_INSTANCES)
+        else:
+            # Small explorations never pay for generating native code (asking whether a small
+            # model is cached means generating it), so the Python engine tries first.
+            for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
+                small = Budget(min(threshold, budget.max_states), budget.timeout)
+                exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+                if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
                     return exp, explicit.decide(exp, props, found)
-        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
+                if threshold == AUTO_CACHED_STATES and (large or engine.is_compiled(compiled, props)):
+                    break
+            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1))  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:
