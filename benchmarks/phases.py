@@ -50,20 +50,21 @@ def patch(module, attr: str, phase: str) -> None:
 
 def instrument() -> None:
     from checker import evidence, runner
-    from checker.engines import explicit
+    from checker.engines import explicit, native
     from checker.engines.native import engine
 
     patch(runner, "load_games", "load models and suites")
-    runner.CompiledModel = timed("compile (Python code per configuration)", runner.CompiledModel)
+    native.CompiledModel = timed("compile (Python code per configuration)", native.CompiledModel)
     patch(explicit, "explore", "explore (Python engine)")
     patch(engine, "build", "native: generate source, load or compile module")
     patch(engine, "is_compiled", "native: generate source to ask the cache")
     patch(engine, "explore", "explore (native)")
     for kind in ("terminates", "leads_to", "can_end", "value"):
         patch(explicit, kind, "graph properties (Python)")
-    for kind in ("terminates", "leads_to"):
-        patch(engine, kind, "graph properties (native)")
-    engine.GRAPH_CHECKS.update({"terminates": engine.terminates, "leads-to": engine.leads_to})
+    for kind in ("terminates", "leads_to", "can_end"):
+        if hasattr(engine, kind):
+            patch(engine, kind, "graph properties (native)")
+    engine.GRAPH_CHECKS.update({name.replace("_", "-"): getattr(engine, name) for name in ("terminates", "leads_to", "can_end") if hasattr(engine, name)})
     runner.build_trace = timed("replay traces (interpreter)", evidence.build_trace)
 
 

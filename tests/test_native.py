@@ -176,6 +176,48 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
+def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkeypatch):
+    """Past the state threshold, `auto` compiles an uncompiled model only when its successor
+    function is small: a model with more rule instances than `AUTO_COMPILE_INSTANCES` (every
+    bundled game, where numba takes minutes) is explored to the end by the Python engine, and
+    nothing is compiled. The thresholds are lowered so the small duel model stands in for one."""
+    import sys
+
+    from checker.engines import native
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
+        monkeypatch.delitem(sys.modules, name)
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
+    monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
+    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
+    compiled = CompiledModel(model, model.default_config())
+    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert not isinstance(exp, engine.NativeExploration) and exp.complete and len(exp.states) > 4
+    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
+    py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
+    reference = explicit.decide(py_exp, props, py_found)
+    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
+
+
+def test_auto_goes_native_for_a_model_with_many_rule_instances_once_compiled(monkeypatch):
+    """Once compiled (`--backend native`, or here `engine.explore`), such a model is found in
+    the cache without generating its source, and `auto` explores it natively."""
+    from checker.engines import native
+
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    engine.explore(compiled, props, Budget(10, 60.0))  # loads (or compiles) the module and records it
+    assert engine.is_compiled_cheaply(compiled, props)
+    monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
+    monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
+    monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
+    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
+    exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert isinstance(exp, engine.NativeExploration) and exp.complete
+
+
 def test_auto_goes_native_from_the_start_once_the_model_is_loaded():
     """A model whose module an earlier exploration loaded in this process is explored natively
     by `auto` however small (the cost of compiling and loading is already paid), with the

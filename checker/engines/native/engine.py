@@ -74,11 +74,16 @@ def _fingerprint() -> str:
 _FINGERPRINT: str | None = None
 
 
-def module_name(source: str) -> str:
+def fingerprint() -> str:
+    """The numba version and the runtime's code, once per process."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         _FINGERPRINT = _fingerprint()
-    return f"rulecheck_native_{hashlib.sha256((_FINGERPRINT + source).encode()).hexdigest()[:24]}"
+    return _FINGERPRINT
+
+
+def module_name(source: str) -> str:
+    return f"rulecheck_native_{hashlib.sha256((fingerprint() + source).encode()).hexdigest()[:24]}"
 
 
 _SOURCES: dict[tuple, str] = {}
@@ -114,6 +119,45 @@ def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
         return False
     return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
+
+
+def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
+    """Where the name of this configuration's module is recorded, under a key made of what its
+    source and name come from (the checker's code, numba's version, the model's YAML files, its
+    game's property suite, constants and property list), so whether it is compiled can be asked without
+    generating the source (seconds for the largest bundled models)."""
+    from checker.lang.compile_cache import code_digest, source_digest
+    from checker.lang.properties import suite_path
+
+    digest = hashlib.sha256(repr((code_digest(), fingerprint(), source_digest(compiled.model.path), _source_key(compiled, props))).encode())
+    suite = suite_path(compiled.model.path)
+    if os.path.isfile(suite):
+        with open(suite, "rb") as fh:
+            digest.update(fh.read())
+    return os.path.join(cache_dir(), "index", digest.hexdigest()[:32])
+
+
+def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
+    """`is_compiled` without generating the source: true only for a module an earlier `build`
+    recorded (a module compiled before the record existed is simply not found)."""
+    try:
+        with open(_index_path(compiled, props)) as fh:
+            name = fh.read().strip()
+    except OSError:
+        return False
+    return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
+
+
+def _record(compiled: CompiledModel, props: list[BoundProperty], name: str) -> None:
+    path = _index_path(compiled, props)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w") as fh:
+            fh.write(name)
+        os.replace(partial, path)
+    except OSError:
+        pass  # an unwritable cache only means the next run generates the source to ask
 
 
 def load_module(source: str) -> ModuleType:
@@ -198,6 +242,7 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
         source, text = generate(compiled, props)
         module = load_module(text)
         _LOADED[_source_key(compiled, props)] = module.__name__
+        _record(compiled, props, module.__name__)
         return source, module
     except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
