@@ -256,6 +256,7 @@ def terminal_implies(prover: Prover, prop: BoundProperty) -> str:
     `to` raise: "unsat" when none can."""
     window = prover.window
     u, solver = window.u, window.solver
+    assert prop.source is not None and prop.target is not None  # a leads-to has both
     src_err = u.value(prop.source, 0)[1]
     dst, dst_err = u.value(prop.target, 0)
     solver.push()
