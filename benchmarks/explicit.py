@@ -16,8 +16,11 @@ Side by side with SPIN (War with 6, 8 and 10 cards, every deal, exhaustive):
 runs the rulecheck model (benchmarks/models/war/warN.yaml) and the same game in Promela
 (benchmarks/promela/war.pml, compiled by `spin -a` and a C compiler with -DSAFETY -DNOREDUCE),
 alternating, each run in its own process, and prints the medians and the ratios of states per CPU
-second and of bytes per state. SPIN's bytes per state are its own "total actual memory usage"
-divided by the states it stored. --python adds the Python engine (slow at 10 cards).
+second and of bytes per state, with the load average before and after. Bytes per state two ways:
+the peak resident memory (rulecheck: the growth of the process's peak during exploration; SPIN:
+the pan process's peak, from wait4) and the visited store's own size (rulecheck: the states,
+parent and hash-table arrays; SPIN: its own "total actual memory usage"), each divided by the
+states stored. --python adds the Python engine (slow at 10 cards).
 
 The bundled check, game by game:
 
@@ -88,7 +91,7 @@ def run_one(path: str, graph: bool, sets: list[str], backend: str) -> dict:
     return {
         "model": model.id, "path": os.path.relpath(path), "bits": compiled.layout.bits, "graph": graph, "backend": backend,
         "states": len(exp.states), "complete": exp.complete, "stopped_by": exp.stopped_by, "transitions": exp.transitions,
-        "depth": exp.depth, "wall": wall, "cpu": cpu, "bytes": grown,
+        "depth": exp.depth, "wall": wall, "cpu": cpu, "bytes": grown, "store": getattr(exp, "store_bytes", None),
     }
 
 
@@ -102,6 +105,8 @@ def print_one(r: dict) -> None:
     print(f"states/s (cpu)   {r['states'] / max(r['cpu'], 1e-9):,.0f}")
     print(f"states/s (wall)  {r['states'] / max(r['wall'], 1e-9):,.0f}")
     print(f"bytes/state      {r['bytes'] / r['states']:.0f}  (peak RSS growth {r['bytes'] / 2**20:.0f} MiB)")
+    if r["store"]:
+        print(f"store bytes/state {r['store'] / r['states']:.0f}  (states, parents and hash table: {r['store'] / 2**20:.0f} MiB)")
 
 
 def run_child(path: str, backend: str, graph: bool = False) -> dict:
@@ -129,23 +134,31 @@ HASH_BITS = {6: 12, 8: 18, 10: 24}  # SPIN's -w: a hash table about the size of 
 
 
 def run_pan(pan: str, cards: int) -> dict:
-    before = child_cpu()
-    out = subprocess.run([pan, "-m100000", f"-w{HASH_BITS[cards]}"], cwd=os.path.dirname(pan), check=True, capture_output=True, text=True).stdout
-    cpu = child_cpu() - before
+    """One verification run; CPU and peak resident memory are the pan process's own (wait4)."""
+    with tempfile.TemporaryFile("w+") as out_file:
+        child = subprocess.Popen([pan, "-m100000", f"-w{HASH_BITS[cards]}"], cwd=os.path.dirname(pan), stdout=out_file, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out_file.seek(0)
+        out = out_file.read()
+    if child.returncode != 0 or "errors: 0" not in out:
+        raise RuntimeError(f"pan failed:\n{out}")
     states = int(re.search(r"(\d+) states, stored", out).group(1))
     memory = float(re.search(r"([\d.]+)\s+total actual memory usage", out).group(1)) * 2**20
-    if "errors: 0" not in out:
-        raise RuntimeError(f"pan reported errors:\n{out}")
-    return {"states": states, "cpu": cpu, "bytes": memory}
+    return {"states": states, "cpu": usage.ru_utime + usage.ru_stime, "bytes": memory, "rss": usage.ru_maxrss * 1024}
 
 
 def side_by_side(cards: list[int], runs: int, with_python: bool) -> None:
     reason = spin_ready()
     if reason:
         print(f"SPIN side by side skipped: {reason} (Debian: apt-get install spin gcc)")
-    print("(CPU seconds of the exploration; SPIN's include its process start. Below a few million states")
-    print(" fixed costs dominate both tools' figures: the 10-card row is the comparison.)")
-    print(f"{'cards':>5} {'engine':>8} {'states':>12} {'cpu s':>8} {'states/s':>12} {'B/state':>8}")
+    load = os.getloadavg()
+    print(f"(CPU seconds, user+sys, of the exploration; SPIN's are its pan process's, start included. Load average at the start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}.")
+    print(" Bytes per state, two ways: `rss` is the peak resident memory the exploration added (rulecheck: the process's peak growth")
+    print(" during exploration; SPIN: the pan process's whole peak); `store` is what the visited store itself holds (rulecheck: the")
+    print(" states, parent and hash-table arrays; SPIN: its own `total actual memory usage`). Below a few million states fixed costs")
+    print(" dominate every figure: the 10-card row is the comparison.)")
+    print(f"{'cards':>5} {'engine':>8} {'states':>12} {'cpu s':>8} {'states/s':>12} {'B/st rss':>9} {'B/st store':>11}")
     for n in cards:
         path = WAR.format(n=n)
         rows: dict[str, list[dict]] = {"native": [], "spin": [], "python": []}
@@ -155,7 +168,8 @@ def side_by_side(cards: list[int], runs: int, with_python: bool) -> None:
             for _ in range(runs):
                 rows["native"].append(run_child(path, "native"))
                 if pan:
-                    rows["spin"].append(run_pan(pan, n))
+                    spin = run_pan(pan, n)
+                    rows["spin"].append({**spin, "bytes": spin["rss"], "store": spin["bytes"]})
                 if with_python:
                     rows["python"].append(run_child(path, "python"))
         medians = {}
@@ -164,15 +178,19 @@ def side_by_side(cards: list[int], runs: int, with_python: bool) -> None:
                 continue
             cpu = statistics.median(r["cpu"] for r in results)
             states = results[0]["states"]
-            per_state = statistics.median(r["bytes"] for r in results) / states
-            medians[name] = (states / cpu, per_state)
-            print(f"{n:>5} {name:>8} {states:>12,} {cpu:>8.2f} {states / cpu:>12,.0f} {per_state:>8.0f}")
+            rss = statistics.median(r["bytes"] for r in results) / states
+            store = statistics.median(r["store"] for r in results) / states if results[0].get("store") else None
+            medians[name] = (states / cpu, rss, store)
+            cpus = " ".join(f"{r['cpu']:.2f}" for r in results)
+            print(f"{n:>5} {name:>8} {states:>12,} {cpu:>8.2f} {states / cpu:>12,.0f} {rss:>9.0f} {'-' if store is None else f'{store:.0f}':>11}   (runs: {cpus} cpu s)")
         if "spin" in medians:
             speed = medians["native"][0] / medians["spin"][0]
-            memory = medians["native"][1] / medians["spin"][1]
-            print(f"{n:>5} native/SPIN: {speed:.2f}x the states per CPU second, {memory:.2f}x the bytes per state")
+            print(f"{n:>5} native/SPIN: {speed:.2f}x the states per CPU second, {medians['native'][1] / medians['spin'][1]:.2f}x the peak bytes per state,"
+                  f" {medians['native'][2] / medians['spin'][2]:.2f}x the store's bytes per state")
         if "python" in medians:
             print(f"{n:>5} native/Python: {medians['native'][0] / medians['python'][0]:.1f}x the states per CPU second")
+    load = os.getloadavg()
+    print(f"(load average at the end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
 
 
 # -- the bundled check -------------------------------------------------------------------------------

@@ -231,6 +231,7 @@ class NativeExploration(explicit.Exploration):
     module: ModuleType
     leads_props: list[BoundProperty]
     rd: np.ndarray
+    store_bytes: int  # what the visited store holds: the states, parents and hash table used (and the graph, when stored)
 
     def path_to(self, node: int) -> list[int]:
         return [int(n) for n in super().path_to(int(node))]
@@ -356,6 +357,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         exp.term = term[:n]
     found: dict[str, Finding] = {}
     _collect(exp, source, meta, status, where, where2, inst_at, found)
+    exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
     exp.seconds = time.perf_counter() - started
     return exp, found
 
