@@ -266,3 +266,31 @@ def test_can_end_agrees_with_the_reference(path, trapped):
             exp, found = explicit.explore(compiled, props, Budget(200_000, 120.0))
             failing += explicit.decide(exp, props, found)["ends-reachable"].status == "fails"
         assert failing == trapped
+
+
+COMPILE_ONCE = """\
+import json, sys
+from checker.engines.explicit import Budget
+from checker.engines.native import engine
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+model = load_model(sys.argv[1])
+exp, _ = engine.explore(CompiledModel(model, model.default_config()), [], Budget(50, 60.0), need_graph=False)
+stats = exp.module.expand.stats
+print(json.dumps({"misses": sum(stats.cache_misses.values()), "hits": sum(stats.cache_hits.values())}))
+"""
+
+
+def test_concurrent_workers_compile_a_module_once(tmp_path):
+    """Two processes (as `--jobs 2` workers) reaching the same uncompiled model at once: one
+    compiles, the other waits on the compile lock and loads numba's cache."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RULECHECK_CACHE": str(tmp_path), "PYTHONPATH": HERE}
+    model = os.path.join(HERE, "benchmarks", "models", "war", "war6.yaml")
+    workers = [subprocess.Popen([sys.executable, "-c", COMPILE_ONCE, model], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = sorted((json.loads(w.communicate(timeout=600)[0].strip().splitlines()[-1]) for w in workers), key=lambda o: o["misses"])
+    assert all(w.returncode == 0 for w in workers)
+    assert outcomes[0] == {"misses": 0, "hits": 1} and outcomes[1]["misses"] == 1

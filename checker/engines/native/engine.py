@@ -18,6 +18,8 @@ import importlib.util
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 import numpy as np
@@ -181,6 +183,39 @@ def load_module(source: str) -> ModuleType:
     return module
 
 
+_WARM: set[str] = set()  # modules whose functions this process has compiled or loaded
+
+
+@contextmanager
+def compiling(name: str) -> Iterator[None]:
+    """Hold the module's compile lock (a file lock in the cache directory) while its functions
+    are first called, which is when numba compiles them or loads its cache. Worker processes
+    (`--jobs`) that reach the same model at once would otherwise each compile it (minutes and
+    gigabytes for a large model): the second waits, then loads what the first wrote. Without
+    `fcntl` (Windows) there is no lock, only the duplicated work."""
+    if name in _WARM:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        fcntl = None
+    folder = os.path.join(cache_dir(), "locks")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        handle = open(os.path.join(folder, f"{name}.lock"), "w")  # noqa: SIM115 - held across the yield
+    except OSError:
+        handle = None  # an unwritable cache: compile without the lock
+    try:
+        if handle is not None and fcntl is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+        _WARM.add(name)
+    finally:
+        if handle is not None:
+            handle.close()  # closing releases the lock
+
+
 def to_words(packed: int, words: int) -> list[int]:
     mask = (1 << WORD) - 1
     out = []
@@ -285,12 +320,13 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     meta[13] = 1 if need_graph else 0
     meta[14] = budget.max_states
     try:
-        module.seed(meta, states, parent, table, initial, status, where, rd)
-        layer_ends[0] = meta[0]
-        meta[3] = 1
-        module.expand(meta, states, parent, table, layer_ends, starts, edges, term, fired, forced, status, where, where2, inst_at, rd, 0)
-        if source.leads:
-            module.leads_masks(0, states[:0], np.zeros(0, np.uint8), np.zeros(0, np.uint8), rd)
+        with compiling(module.__name__):  # the first calls compile (or load numba's cache)
+            module.seed(meta, states, parent, table, initial, status, where, rd)
+            layer_ends[0] = meta[0]
+            meta[3] = 1
+            module.expand(meta, states, parent, table, layer_ends, starts, edges, term, fired, forced, status, where, where2, inst_at, rd, 0)
+            if source.leads:
+                module.leads_masks(0, states[:0], np.zeros(0, np.uint8), np.zeros(0, np.uint8), rd)
     except NumbaError as exc:
         raise NativeUnsupported(f"numba cannot compile this model ({str(exc).splitlines()[0]})") from exc
     except RUNTIME_ERRORS as exc:
