@@ -90,18 +90,44 @@ def module_name(source: str) -> str:
 
 _SOURCES: dict[tuple, str] = {}
 _LOADED: dict[tuple, str] = {}  # source key -> the name of its module, once loaded in this process
+_SUITES: dict[tuple, list[BoundProperty]] = {}  # (model file, model id) -> its whole suite, bound
+
+
+def _signature(prop: BoundProperty) -> tuple:
+    return (prop.id, prop.kind, tuple(sorted((name, str(text)) for name, (text, _) in prop.prop.texts.items())))
+
+
+def generated_props(compiled: CompiledModel, props: list[BoundProperty]) -> list[BoundProperty]:
+    """The properties a model's module is generated for: the model's whole property suite when
+    the properties asked are among it, so that one module (one compilation) serves every subset
+    (a check, `--only`, the growth re-check, the impact analysis): the properties not asked are
+    switched off at run time (`explore`). Properties from elsewhere (a suite that is not the
+    model's own, or edited since) get a module of their own."""
+    from checker.errors import RulecheckError
+    from checker.lang.properties import bind, load_suite, properties_for, suite_path
+
+    model = compiled.model
+    key = (model.path, model.id)
+    if key not in _SUITES:
+        try:
+            _SUITES[key] = [bind(p, model) for p in properties_for(model, load_suite(suite_path(model.path)))]
+        except RulecheckError:
+            _SUITES[key] = []  # a suite that does not load or bind here: only the properties asked
+    suite = _SUITES[key]
+    known = {_signature(p) for p in suite}
+    return suite if all(_signature(p) in known for p in props) else props
 
 
 def _source_key(compiled: CompiledModel, props: list[BoundProperty]) -> tuple:
-    return (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in props))
+    return (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in generated_props(compiled, props)))
 
 
 def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
     """This configuration's generator and module source. The source is generated once per
-    model, constants and property list in a process: readings are a run-time input, so every
-    reading combination shares it (the generator itself, which maps this configuration's
-    instance numbers, is cheap)."""
-    source = NativeSource(compiled.model, compiled.config, compiled, props)
+    model and constants in a process: readings are a run-time input, so every reading
+    combination shares it, and so is the choice of properties (`generated_props`). The
+    generator itself, which maps this configuration's instance numbers, is cheap."""
+    source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
     key = _source_key(compiled, props)
     if key not in _SOURCES:
         _SOURCES[key] = source.module_source()
@@ -126,7 +152,7 @@ def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
     """Where the name of this configuration's module is recorded, under a key made of what its
     source and name come from (the checker's code, numba's version, the model's YAML files, its
-    game's property suite, constants and property list), so whether it is compiled can be asked without
+    game's property suite, constants and the properties generated for), so whether it is compiled can be asked without
     generating the source (seconds for the largest bundled models)."""
     from checker.lang.compile_cache import code_digest, source_digest
     from checker.lang.properties import suite_path
@@ -310,6 +336,10 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     fired = np.zeros(ni, np.uint8)
     forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
     status = np.zeros(nprops, np.int8)
+    asked = {p.id for p in props}
+    for k, prop in enumerate([sp.prop for sp in source.state_props] + source.after_props):
+        if prop.id not in asked:
+            status[k] = 2  # generated for the suite, not asked for in this run: never checked
     where = np.full(nprops, -1, np.int64)
     where2 = np.full(nprops, -1, np.int64)
     inst_at = np.full(nprops, -1, np.int64)
@@ -392,7 +422,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         exp.graph = NativeGraph(starts[: processed + 1], edges[: int(meta[2])])
         exp.term = term[:n]
     found: dict[str, Finding] = {}
-    _collect(exp, source, meta, status, where, where2, inst_at, found)
+    _collect(exp, source, props, meta, status, where, where2, inst_at, found)
     exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
     exp.seconds = time.perf_counter() - started
     return exp, found
@@ -405,8 +435,9 @@ def _grown(array: np.ndarray, used: int, at_least: int = 0) -> np.ndarray:
     return out
 
 
-def _collect(exp: NativeExploration, source: NativeSource, meta, status, where, where2, inst_at, found: dict[str, Finding]) -> None:
-    """Findings from the compiled loop's status arrays, worded as the Python engine words them."""
+def _collect(exp: NativeExploration, source: NativeSource, props: list[BoundProperty], meta, status, where, where2, inst_at, found: dict[str, Finding]) -> None:
+    """Findings from the compiled loop's status arrays (only the properties asked can be set),
+    worded as the Python engine words them."""
     ids = source.python_ids
     for sp in source.state_props:
         k, prop = sp.slot, sp.prop
@@ -419,15 +450,11 @@ def _collect(exp: NativeExploration, source: NativeSource, meta, status, where, 
             path = exp.path_to(int(where[k])) + [int(where2[k])]
             found[prop.id] = Finding("fails", path, last_instance=ids[int(inst_at[k])], note=f"After `{prop.action}`, the property no longer holds.")
     if meta[7] >= 0:
-        for prop in exp_props(source, "deadlock-free"):
+        for prop in (p for p in props if p.kind == "deadlock-free"):
             found[prop.id] = Finding("fails", exp.path_to(int(meta[7])), shape="deadlock", note="No rule applies and the game is not over: the game is stuck.")
     if meta[8] >= 0:
-        for prop in exp_props(source, "deterministic"):
+        for prop in (p for p in props if p.kind == "deterministic"):
             found[prop.id] = Finding("fails", exp.path_to(int(meta[8])), shape="branch", branch_instances=(ids[int(meta[9])], ids[int(meta[10])]), note="Two forced rules apply at once and prescribe different outcomes.")
-
-
-def exp_props(source: NativeSource, kind: str) -> list[BoundProperty]:
-    return [p for p in source.props if p.kind == kind]
 
 
 # -- graph properties ------------------------------------------------------------------------------
