@@ -103,8 +103,9 @@ def test_native_agrees_on_random_models(case):
 
 def test_budget_and_wide_states_agree(monkeypatch):
     """A state budget that stops the search half-way, states of several 64-bit words, and
-    arrays that start small and grow."""
+    arrays (the visited table included) that start small and grow."""
     monkeypatch.setattr(engine, "INITIAL_CAPACITY", 64)
+    monkeypatch.setattr(engine, "INITIAL_TABLE", 16)
     model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "deckrace", "deckrace.yaml"))
     assert CompiledModel(model, model.default_config()).layout.bits > 64
     assert compare(model, model.default_config(), props, Budget(5_000, 60.0)) == []

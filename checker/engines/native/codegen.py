@@ -375,7 +375,7 @@ HEADER = """\
 import numpy as np
 from numba import njit
 
-from checker.engines.native.runtime import _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash  # noqa: F401
+from checker.engines.native.runtime import EMPTY, LOW, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401
 
 W = {words}
 NI = {instances}"""

@@ -35,6 +35,7 @@ from checker.lang.property_kinds import KINDS
 CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
 INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
+INITIAL_TABLE = 1 << 16  # slots of the visited table at first; it doubles to stay at most three quarters full
 RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
 
 
@@ -329,10 +330,10 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     starts[0] = 0
     edges = np.empty(1 << 16 if need_graph else 1, np.int32)
     layer_ends = np.empty(1 << 10, np.int64)
-    table_size = 1 << 16
-    while table_size < 2 * (len(initial) + ni):
+    table_size = INITIAL_TABLE
+    while table_size * 3 < 4 * (len(initial) + ni):  # at most three quarters full
         table_size *= 2
-    table = np.full(table_size, -1, np.int32)
+    table = np.full(table_size, -1, np.int64)
     fired = np.zeros(ni, np.uint8)
     forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
     status = np.zeros(nprops, np.int8)
@@ -378,12 +379,13 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 if need_graph:
                     term = _grown(term, n)
                     starts = _grown(starts, int(meta[1]) + 1)
-            if (n + ni) * 2 > table.shape[0]:
+            if (n + ni) * 4 > table.shape[0] * 3:
                 size = table.shape[0] * 2
-                while (n + ni) * 2 > size:
+                while (n + ni) * 4 > size * 3:
                     size *= 2
-                table = np.full(size, -1, np.int32)
-                _runtime().rehash(states, n, table)
+                grown = np.full(size, -1, np.int64)
+                _runtime().grow_table(table, grown)
+                table = grown
             if meta[3] + 2 > layer_ends.shape[0]:
                 layer_ends = _grown(layer_ends, int(meta[3]))
             if need_graph and meta[2] + ni > edges.shape[0]:

@@ -115,6 +115,14 @@ def _wr(t, offset, mask, value):
 
 
 # -- the visited table ---------------------------------------------------------------------------
+# A slot holds a state's number in its low 32 bits and the top 32 bits of the state's hash above
+# them (-1 is empty); a state's home slot is its hash's top bits. A probe compares these
+# fragments before it reads a stored state (a random memory access), and the table doubles by
+# walking the old one in order, without reading any state.
+EMPTY = -1
+LOW = 0xFFFFFFFF
+
+
 @njit(cache=True)
 def state_hash(s):
     h = np.int64(-3750763034362895579)
@@ -122,18 +130,31 @@ def state_hash(s):
         h = (h ^ s[k]) * np.int64(1099511628211)
         h = h ^ (h >> 29)
     h = h * np.int64(-7046029254386353131)
-    return h ^ (h >> 32)
+    return h ^ ((h >> 32) & LOW)  # the top 32 bits, the table's fragment, stay the product's best
 
 
 @njit(cache=True)
-def rehash(states, n, table):
-    """Fill an empty (all -1) table with the first n states."""
-    mask = table.shape[0] - 1
-    for node in range(n):
-        h = state_hash(states[node]) & mask
-        while table[h] >= 0:
-            h = (h + 1) & mask
-        table[h] = node
+def table_shift(table):
+    """How far a 32-bit hash fragment is shifted to give a home slot (tables of 2**k slots)."""
+    bits = 0
+    while (1 << bits) < table.shape[0]:
+        bits += 1
+    return 32 - bits
+
+
+@njit(cache=True)
+def grow_table(old, new):
+    """Move every entry of `old` into the empty (all -1) `new`, a larger power of two."""
+    mask = new.shape[0] - 1
+    shift = table_shift(new)
+    for k in range(old.shape[0]):
+        e = old[k]
+        if e == EMPTY:
+            continue
+        slot = ((e >> 32) & LOW) >> shift
+        while new[slot] != EMPTY:
+            slot = (slot + 1) & mask
+        new[slot] = e
 
 
 # -- graph passes ------------------------------------------------------------------------------
