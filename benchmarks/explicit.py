@@ -6,7 +6,10 @@ One model (default: the card-race benchmark model, 1,266,184 reachable states):
 
 prints states, transitions, wall and CPU seconds, states per CPU second (one core's work, much
 less affected by whatever else the machine runs) and bytes per stored state (the growth of the
-process's peak resident memory during exploration, divided by the states stored). --graph also
+process's peak resident memory during exploration, divided by the states stored; a native run
+that compiles the model peaks while compiling, which hides the growth: run it again, or use
+--spin, which compiles in a run of its own), and for the native back-end the visited store's own
+bytes per state. --graph also
 stores the edge lists that termination and leads-to checks need.
 
 Side by side with SPIN (War with 6, 8 and 10 cards, every deal, exhaustive):
