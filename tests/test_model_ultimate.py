@@ -7,13 +7,18 @@ model keeps its promises to the clause index and that single steps follow the te
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import yaml
 
+from checker.engines.explicit import Budget
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.lang.model import Config
+from checker.lang.properties import bind, load_suite
 from checker.lint import coverage
+from checker.runner import CheckOptions, check_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "ultimate")
@@ -154,3 +159,46 @@ def test_equal_counts_and_no_hand_is_a_dead_end():
             assert chars["a"] == chars["b"] or chars[state["picker"]] > min(chars.values())
             return
     raise AssertionError("no dead end reachable")
+
+
+SUITS = ["attacker", "defender", "techie", "sage", "mage"]
+LISTED = {("attacker", "mage"), ("defender", "attacker"), ("techie", "defender"), ("sage", "techie"), ("mage", "sage")}
+
+
+def _matchup_verdicts() -> dict[tuple[str, str], tuple[str, bool, dict]]:
+    """`matchup-decided` under the symbolic engine for each of the 15 pairs of suits: kinds 0
+    and 2 get the first suit, kind 1 the second, and value_of is left free (every value 0..750).
+    Returns each pair's verdict, whether it is proved, and the values of a counterexample."""
+    model = load_model(os.path.join(FOLDER, "two-player.yaml"))
+    props = [bind(p, model) for p in load_suite(SUITE) if p.id == "matchup-decided"]
+    base = model.default_config()
+    # no lemma exploration (max_states=1): the property reads constants only
+    options = CheckOptions(engine="symbolic", depth=2, budget=Budget(max_states=1, timeout=120), free_constants={"value_of"})
+    out = {}
+    for s1, s2 in itertools.combinations_with_replacement(SUITS, 2):
+        config = Config({**base.constants, "suit_of": {(0,): s1, (1,): s2, (2,): s1}}, base.readings)
+        result = check_config(model, config, props, options)[0]
+        values = dict(result.trace.config.constants["value_of"]) if result.trace is not None else {}
+        out[(s1, s2)] = (result.status, result.proof, values)
+    return out
+
+
+def test_matchups_quantified_over_every_value_symbolically():
+    """The symbolic engine with the card values free (US-VAL-1: 0 to 750) reports the pairs of
+    suits the text leaves undecided: the same suit is decided for every value (a proof), a
+    listed pair only when the dominant card exceeds the other (the counterexample's dominant
+    card does not), and the five unlisted pairs at no value (finding unlisted-suit-pairs)."""
+    verdicts = _matchup_verdicts()
+    undecided = sorted(pair for pair, (status, _, _) in verdicts.items() if status == "fails" and pair[0] != pair[1]
+                       and pair not in LISTED and pair[::-1] not in LISTED)
+    assert undecided == [("attacker", "sage"), ("attacker", "techie"), ("defender", "mage"), ("defender", "sage"), ("techie", "mage")]
+    for (s1, s2), (status, proof, values) in verdicts.items():
+        if s1 == s2:
+            assert status == "holds" and proof, (s1, s2)
+            continue
+        assert status == "fails", (s1, s2)
+        if (s1, s2) in LISTED or (s2, s1) in LISTED:
+            dominant, inferior = ((0, 1) if (s1, s2) in LISTED else (1, 0))
+            # kind 2 shares kind 0's suit: some card of the dominant suit fails to exceed kind 1 or kind 1 fails
+            pairs = [(dominant, inferior)] + ([(2, 1)] if dominant == 0 else [(1, 2)])
+            assert any(values[(d,)] <= values[(i,)] for d, i in pairs), (s1, s2, values)
