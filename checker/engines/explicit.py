@@ -26,7 +26,7 @@ from checker.engines.graph import (
     strongly_connected,
 )
 from checker.errors import ModellingError
-from checker.lang.compile import CompiledModel
+from checker.lang.compile import CompiledModel, ScreenSource
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.lang.symmetry import Symmetry, concretise
@@ -112,6 +112,7 @@ class StateChecks:
         self.after: dict[int, list[tuple[BoundProperty, Callable]]] = {}
         self.deadlock = [p for p in props if p.kind == "deadlock-free"]
         self.determinism = [p for p in props if p.kind == "deterministic"]
+        self._screen_source: ScreenSource | None = None
         for prop in props:
             if prop.kind == "invariant":
                 self.state_preds.append((prop, compiled.predicate(prop.expr), False, "fails"))
@@ -129,11 +130,16 @@ class StateChecks:
         return [t for t in self.state_preds if t[0].id not in self.found]
 
     def screen(self, preds: list[tuple[BoundProperty, Callable, bool, str]]) -> Callable[[int], bool] | None:
-        """One function telling whether any of `preds` is decided at a state (or raises), so
-        that most states cost one call instead of one per property (None: nothing to check)."""
+        """One function telling whether any of `preds` (some of `state_preds`) is decided at a
+        state (or raises), so that most states cost one call instead of one per property (None:
+        nothing to check). The source of every state predicate's test is emitted once, on the
+        first call; each later call (with fewer open properties) only assembles and compiles."""
         if not preds:
             return None
-        return self.compiled.any_decides([(prop.expr, deciding) for prop, _, deciding, _ in preds])
+        if self._screen_source is None:
+            self._screen_source = self.compiled.screen_source([(prop.expr, deciding) for prop, _, deciding, _ in self.state_preds])
+        numbers = {id(prop): i for i, (prop, _, _, _) in enumerate(self.state_preds)}
+        return self._screen_source.function(numbers[id(prop)] for prop, _, _, _ in preds)
 
 
 def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None = None, need_graph: bool = True,

@@ -14,7 +14,7 @@ import itertools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -405,16 +405,40 @@ def _chain(expr: Binary) -> list[Expr]:
     return out
 
 
+_NON_BRACKETS = bytes(b for b in range(256) if b not in b"()[]")
+_STEP = [0] * 256
+_STEP[ord("(")] = _STEP[ord("[")] = 1
+_STEP[ord(")")] = _STEP[ord("]")] = -1
+
+
 def _nesting(text: str) -> int:
-    """How deeply brackets nest in generated code."""
-    depth = deepest = 0
-    for char in text:
-        if char in "([":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]":
-            depth -= 1
-    return deepest
+    """How deeply brackets nest in generated code. Every emitted expression asks this, so the
+    scan runs in C (the UTF-8 bytes without everything but brackets, whose steps accumulate)
+    rather than a loop per character: it was the largest part of compiling property checks."""
+    brackets = text.encode("utf-8").translate(None, _NON_BRACKETS)
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets), initial=0))
+
+
+@dataclass
+class ScreenSource:
+    """The emitted parts of a screen (`CompiledModel.any_decides`): hoisted helpers, the reads
+    of the fields the tests share, and each test's lines, in the order of the tests."""
+
+    model_id: str
+    helpers: list[str]
+    reads: list[str]
+    checks: list[list[str]]
+
+    def function(self, which: Iterable[int]) -> Callable[[int], bool]:
+        """The screen of the tests numbered `which` (a field read only by the others, or a
+        helper only they call, costs a shift or a definition, never a wrong answer)."""
+        lines = [*self.helpers, "def any_decides(s):", *self.reads]
+        for i in which:
+            lines += self.checks[i]
+        lines.append("    return False")
+        namespace: dict[str, Any] = dict(HELPERS)
+        exec(compile("\n".join(lines) + "\n", f"<checks {self.model_id}>", "exec"), namespace)  # noqa: S102 - our own generated code
+        return namespace["any_decides"]
 
 
 class CompiledModel:
@@ -475,27 +499,30 @@ class CompiledModel:
         It only filters: a state where it answers True (or raises) is checked again predicate
         by predicate, so which property is decided, and which error is reported, stay the
         per-predicate functions' own."""
+        return self.screen_source(tests).function(range(len(tests)))
+
+    def screen_source(self, tests: list[tuple[Expr, bool]]) -> ScreenSource:
+        """The source of `any_decides` for `tests`, emitted once, from which the function for
+        any subset of them is assembled (`ScreenSource.function`): an exploration narrows its
+        screen each time a property is decided, and emitting large predicates again each time
+        cost more than the rest of a small exploration."""
         emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
         for expr, _ in tests:  # a first pass only counts which fields the predicates read
             emitter.emit(expr, {})
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()
-        lines = ["def any_decides(s):"]
+        reads = []
         for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
             mask = next(f.mask for f in self.layout.fields if f.offset == offset)
-            lines.append(f"    s_{offset} = (s >> {offset}) & {mask}" if offset else f"    s_0 = s & {mask}")
+            reads.append(f"    s_{offset} = (s >> {offset}) & {mask}" if offset else f"    s_0 = s & {mask}")
+        checks: list[list[str]] = []
         for expr, deciding in tests:
             code = emitter.emit(expr, {})
             if code.const:
-                if bool(code.value) == deciding:
-                    lines.append("    return True")
+                checks.append(["    return True"] if bool(code.value) == deciding else [])
                 continue
-            lines.append(f"    if {'' if deciding else 'not '}{code.text}:")
-            lines.append("        return True")
-        lines.append("    return False")
-        namespace: dict[str, Any] = dict(HELPERS)
-        exec(compile("\n".join([*emitter.helper_source(), *lines]) + "\n", f"<checks {self.model.id}>", "exec"), namespace)  # noqa: S102 - our own generated code
-        return namespace["any_decides"]
+            checks.append([f"    if {'' if deciding else 'not '}{code.text}:", "        return True"])
+        return ScreenSource(self.model.id, emitter.helper_source(), reads, checks)
 
     def evaluator(self, expr: Expr) -> Callable[[int], Any]:
         """A function returning the readable value (enum member names, bools), for reports."""

@@ -1,0 +1,79 @@
+"""The explicit engine's screen (`CompiledModel.any_decides`): emitted once, assembled for any
+subset of its tests, and the bracket-nesting measure that decides when generated code is hoisted."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checker.errors import Loc
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel, _nesting
+from checker.lang.typecheck import check_expr
+from checker.lang.types import BOOL
+from tests.conftest import write
+
+MINI = """\
+game: Mini
+id: mini
+players: [ann, bob]
+domains:
+  kind: [low, high]
+state:
+  deck: {type: "int[0..4]", of: kind}
+  turn: player
+  over: bool
+init:
+  deck: 2
+  turn: ann
+  over: false
+terminal: over
+actions:
+  take:
+    by: turn
+    for: {k: kind}
+    when: deck[k] > 0
+    do:
+      deck[k]: deck[k] - 1
+      turn: succ(turn)
+    rule: m-1
+  stop:
+    by: rules
+    when: deck[low] == 0 and deck[high] == 0
+    do: {over: true}
+    rule: m-2
+clauses:
+  m-1: {at: "1", says: "Take a card."}
+  m-2: {at: "2", says: "Stop when the deck is empty."}
+"""
+
+
+def _reference_nesting(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char in "([":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]":
+            depth -= 1
+    return deepest
+
+
+@given(st.text(alphabet="()[]{}ab 1\u00e9\u20ac\x01\x02", max_size=60))
+def test_nesting_counts_brackets_like_a_scan_per_character(text):
+    assert _nesting(text) == _reference_nesting(text)
+
+
+def test_screen_assembled_for_a_subset_answers_for_that_subset_only(tmp_path):
+    model = load_model(write(tmp_path, MINI))
+    compiled = CompiledModel(model, model.default_config())
+    exprs = ["deck[low] == 2", "deck[high] == 4", "deck[low] + deck[high] == 4"]
+    tests = [(check_expr(model.scope, e, Loc("t", 1, 1), BOOL), True) for e in exprs]
+    source = compiled.screen_source(tests)
+    start = compiled.initial[0]
+    assert source.function([0])(start) is True
+    assert source.function([1])(start) is False
+    assert source.function([1, 2])(start) is True
+    assert source.function([])(start) is False
+    assert compiled.any_decides(tests)(start) is True
+    assert compiled.any_decides(tests[1:2])(start) is False
