@@ -23,7 +23,7 @@ least `MIN_STATES`, never more than the analysis's own `max_states`); the defaul
 analysis is computed once per model and growth and shared by its options (a growth whose default
 overruns the budget is not tried again for the model's other options); and one game's re-checks
 together explore at most `SINGLES_ALLOWANCE` times the analysis's `max_states`, counted in states
-(not seconds), in the page's order, so what is published does not depend on the machine. Lines
+(not seconds), smallest model first, so what is published does not depend on the machine. Lines
 past the allowance are "not re-checked". The outcomes are part of the Readings section, which is
 cached as a whole (`checker.report.reading_impact.cached_readings_section`, keyed on the
 checker's code, the model files and the verdicts), so an unchanged game pays once.
@@ -103,10 +103,12 @@ class _ModelRuns:
 
 def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tuple[str, str, str], ReadingGrowth]:
     """The re-check of every outcome-changing or game-breaking option of one game's models, by
-    (model id, reading, option), in the page's order, within the game's allowance of states."""
+    (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
-    for mi in impacts:
+    # The smallest models first: their larger games are the likeliest to fit the budget, so the
+    # allowance decides as many lines as it can (the page's order is kept by the keys).
+    for mi in sorted(impacts, key=lambda m: (m.impact.states, m.model.id)):
         severe = [o for r in mi.readings for o in r.options if o.classification in SEVERE]
         if not severe:
             continue
