@@ -44,18 +44,19 @@ def test_lines_that_cannot_be_rechecked_say_why():
     coin = readings_section([load_model(COIN)], [])
     changed = [line for line in coin if line.startswith("- **outcome-changing")]
     assert changed and all(f"growth re-check: not re-checked ({NO_BOUND})" in line for line in changed)
-    # a budget the larger game overruns under `claim=last` (5 states with two cards, 4 allowed)
-    impact = analyse_model(load_model(LASTCARD), Settings(max_states=4))
-    last = recheck_readings([impact], Settings(max_states=4))[("lastcard", "claim", "last")]
-    assert (last.outcome, last.reason) == (Outcome.NOT_RECHECKED, "the option overruns the state budget of 4")
-    assert last.words() == "not re-checked (the option overruns the state budget of 4)"
+    # a budget that cannot hold 4 times the checked analysis (4 states): not explored at all
+    impact = analyse_model(load_model(LASTCARD), Settings(max_states=15))
+    checks = recheck_readings([impact], Settings(max_states=15))
+    assert {c.outcome for c in checks.values()} == {Outcome.NOT_RECHECKED}
+    assert checks[("lastcard", "claim", "last")].words() == (
+        "not re-checked (the checked analysis (4 states) leaves the larger one less than 4 times its size within the analysis's state budget of 15)")
 
 
 def test_the_allowance_stops_the_rechecks_of_one_game():
-    """One game's re-checks share SINGLES_ALLOWANCE x max_states states (16 here; one pass over
-    the model costs 12): past it, lines are not run, and say so."""
-    impact = analyse_model(load_model(LASTCARD), Settings(max_states=4))
-    first = recheck_readings([impact], Settings(max_states=4))
-    assert first[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
-    again = recheck_readings([impact, impact], Settings(max_states=4))  # the second pass finds the allowance spent
-    assert {(c.outcome, c.reason) for c in again.values()} == {(Outcome.NOT_RECHECKED, SPENT)}
+    """One game's re-checks share SINGLES_ALLOWANCE x max_states states (64 here; one pass over
+    the model explores 13: the larger default 4, the options 4 and 5): past it, lines are not run,
+    and say so."""
+    impact = analyse_model(load_model(LASTCARD), Settings(max_states=16))
+    assert recheck_readings([impact] * 5, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
+    spent = recheck_readings([impact] * 6, Settings(max_states=16))  # the sixth pass finds the allowance spent
+    assert {(c.outcome, c.reason) for c in spent.values()} == {(Outcome.NOT_RECHECKED, SPENT)}

@@ -19,7 +19,8 @@ smaller, or the allowance spent: nothing is established, and the line says why).
 
 The cost is bounded as the findings' one-at-a-time runs are: each exploration has the growth
 budget (`GROWTH_FACTOR` times the largest checked exploration of the model's re-checked lines, at
-least `MIN_STATES`, never more than the analysis's own `max_states`); the default's larger
+least `MIN_STATES`; a model for which that exceeds the analysis's own `max_states` is not
+re-checked at all, rather than explored to a budget too small to conclude); the default's larger
 analysis is computed once per model and growth and shared by its options (a growth whose default
 overruns the budget is not tried again for the model's other options); and one game's re-checks
 together explore at most `SINGLES_ALLOWANCE` times the analysis's `max_states`, counted in states
@@ -113,7 +114,14 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
         if not severe:
             continue
         largest = max([mi.impact.states] + [o.impact.states for o in severe if o.impact is not None])
-        runs = _ModelRuns(mi, min(settings.max_states, max(MIN_STATES, GROWTH_FACTOR * largest)), allowance)
+        if GROWTH_FACTOR * largest > settings.max_states:
+            # The larger analyses could not have their budget: nothing would be established, at
+            # the cost of the largest explorations (the Saturday Morning Showdown's, for one).
+            skipped = ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"the checked analysis ({largest:,} states) leaves the larger one less than {GROWTH_FACTOR} times "
+                                    f"its size within the analysis's state budget of {settings.max_states:,}")
+            out.update({(mi.model.id, o.reading, o.option): skipped for o in severe})
+            continue
+        runs = _ModelRuns(mi, max(MIN_STATES, GROWTH_FACTOR * largest), allowance)
         for option in severe:
             out[(mi.model.id, option.reading, option.option)] = _recheck(runs, option)
     return out
