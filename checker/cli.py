@@ -389,7 +389,7 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
         for folder in dict.fromkeys(r.model.folder for r in results):
             mine = [r for r in results if r.model.folder == folder]
             click.echo(f"## Readings: {mine[0].model.game}\n")
-            click.echo("\n".join(readings_section([r.model for r in mine], [], mine)))
+            click.echo("\n".join(readings_section([r.model for r in mine], [], mine, settings)))
         return
     _print_impacts(results)
 

@@ -60,3 +60,47 @@ def test_supershow_a_special_guest_referee_match_need_not_end():
         ("end_play", {}),
         ("end_turn", {}),
     ], shape="lasso", loop_start=3)
+
+
+def test_supershow_a_turn_winner_may_pass_for_ever():
+    """The evidence of the missing singles rules: the loop is a winner with a lead passing, each
+    time (never a run of tied rolls, which `winner-plays` counts as reaching its `to`)."""
+    assert_discovery("supershow/triple-threat-first-fall.yaml", {}, "winner-plays", "fails", [
+        ("draw", {"p": "p1", "k": "lead"}),
+        ("draw", {"p": "p2", "k": "lead"}),
+        ("draw", {"p": "p3", "k": "lead"}),
+        ("turn_roll", {"p": "p1", "f": 1}),
+        ("turn_roll", {"p": "p2", "f": 3}),
+        ("turn_roll", {"p": "p3", "f": 4}),
+        ("tally", {}),
+        ("offer", {}),
+        ("win_turn", {"w": "p3"}),
+        ("draw", {"p": "p3", "k": "stop"}),
+        ("end_play", {}),
+        ("end_turn", {}),
+        ("turn_roll", {"p": "p1", "f": 1}),
+        ("turn_roll", {"p": "p2", "f": 3}),
+        ("turn_roll", {"p": "p3", "f": 4}),
+        ("tally", {}),
+        ("offer", {}),
+        ("win_turn", {"w": "p3"}),
+        ("draw_empty", {"p": "p3"}),
+    ], shape="lasso", loop_start=10)
+
+
+def test_supershow_a_tied_turn_roll_can_repeat_for_ever():
+    """The evidence of bump-no-limit (the shortest `match-ends` trace on the page): a tie for the
+    highest roll with every deck empty, bumped again and again."""
+    assert_discovery("supershow/handicap.yaml", {"top_tie": "tied"}, "match-ends", "fails", [
+        ("draw", {"p": "p1", "k": "lead"}),
+        ("draw", {"p": "p2", "k": "lead"}),
+        ("draw", {"p": "p3", "k": "lead"}),
+        ("turn_roll", {"p": "p1", "f": 2}),
+        ("turn_roll", {"p": "p2", "f": 1}),
+        ("turn_roll", {"p": "p3", "f": 2}),
+        ("tally", {}),
+        ("offer", {}),
+        ("bump", {}),
+        ("draw_empty", {"p": "p1"}),
+        ("draw_empty", {"p": "p3"}),
+    ], shape="lasso", loop_start=3)

@@ -17,6 +17,7 @@ from typing import Any
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
 from checker.analysis.outcomes import Impact
+from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.lang.model import Model
 from checker.results import Result
 from checker.trace import Step, narrative, to_json, visible_changes
@@ -68,15 +69,17 @@ def _cache_key(models: list[Model], results: list[Result]) -> str:
     return digest.hexdigest()[:20]
 
 
-def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None) -> list[str]:
+def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None) -> list[str]:
     """The section's lines (without its heading), for one game: `results` are the game's check
     results (to say which verdicts each option changes); `impacts` the analysis of its models
-    (computed here when not given)."""
+    (computed here when not given, with `settings`). Every outcome-changing or game-breaking
+    line gets its growth re-check (`checker.analysis.reading_growth`)."""
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
     if impacts is None:
-        impacts = analyse_for_errata(models)
+        impacts = analyse_for_errata(models, settings)
+    rechecks = recheck_readings(impacts, settings or Settings())
     readings = {}
     for model in models:
         for name, reading in model.readings.items():
@@ -105,16 +108,22 @@ def readings_section(models: list[Model], results: list[Result], impacts: list[M
         for option in reading.options:
             per_model = [(mi, o) for mi in impacts for r in mi.readings if r.reading.name == name for o in r.options if o.option == option]
             if per_model:
-                lines += _option_block(name, option, per_model, by_prop)
+                lines += _option_block(name, option, per_model, by_prop, rechecks)
     return lines
 
 
-def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]]) -> list[str]:
+def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]],
+                  rechecks: dict[tuple[str, str, str], ReadingGrowth]) -> list[str]:
     several = len(per_model) > 1
     lines = [f"**`{name}={option}`**", ""]
     for mi, o in per_model:
         where = f"in `{mi.model.id}`: " if several else ""
-        lines.append(f"- {where}**{CLASS_TEXT[o.classification]}**: {'; '.join(o.reasons)}")
+        recheck = rechecks.get((mi.model.id, name, option))
+        label = CLASS_TEXT[o.classification]
+        if recheck is not None and recheck.artefact:
+            label = f"bound artefact ({o.classification} with the checked bounds only)"
+        growth = f"; growth re-check: {recheck.words()}" if recheck is not None else ""
+        lines.append(f"- {where}**{label}**: {'; '.join(o.reasons)}{growth}")
     verdicts = _verdict_changes(name, option, by_prop, several)
     if verdicts:
         lines.append(f"- property verdicts: {'; '.join(verdicts)}")

@@ -1,0 +1,62 @@
+"""The growth re-check of the Readings section: an outcome-changing option re-analysed with the
+model's marked bounds one step larger (`checker.analysis.reading_growth`).
+
+The toy `lastcard` game marks its deck size as a bound: `claim=opening` changes the outcomes only
+with a one-card deck (it vanishes with two), `claim=last` with any deck (it survives).
+"""
+
+from __future__ import annotations
+
+import os
+
+from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.reading_growth import SPENT, recheck_readings
+from checker.growth_check import NO_BOUND, Outcome
+from checker.lang.build import load_model
+from checker.report.reading_impact import readings_section
+
+MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
+LASTCARD = os.path.join(MODELS, "lastcard", "lastcard.yaml")
+COIN = os.path.join(MODELS, "coin", "coin.yaml")
+
+
+def test_an_option_that_needs_the_small_deck_vanishes_and_one_that_does_not_survives():
+    impact = analyse_model(load_model(LASTCARD), Settings())
+    assert {o.option: o.classification for r in impact.readings for o in r.options} == {"opening": "outcome-changing", "last": "outcome-changing"}
+    checks = recheck_readings([impact], Settings())
+    opening, last = checks[("lastcard", "claim", "opening")], checks[("lastcard", "claim", "last")]
+    assert (opening.outcome, opening.grown) == (Outcome.VANISHES, "cards 1\u21922") and opening.artefact
+    assert (last.outcome, last.grown, last.classification) == (Outcome.SURVIVES, "cards 1\u21922", "outcome-changing")
+
+
+def test_the_page_does_not_publish_a_vanishing_option_as_an_outcome_change():
+    page = readings_section([load_model(LASTCARD)], [])
+    opening = next(line for line in page if line.startswith("- ") and "claimed 0 \u2192 0.5" in line and "vanishes" in line)
+    assert opening.startswith("- **bound artefact (outcome-changing with the checked bounds only)**")
+    assert "growth re-check: vanishes with cards 1\u21922" in opening
+    last = next(line for line in page if line.startswith("- ") and "survives" in line)
+    assert last.startswith("- **outcome-changing (changes who can win or the odds)**")
+    assert sum("**outcome-changing (changes who can win or the odds)**" in line for line in page) == 1
+    assert page == readings_section([load_model(LASTCARD)], [])  # the same bytes again
+
+
+def test_lines_that_cannot_be_rechecked_say_why():
+    coin = readings_section([load_model(COIN)], [])
+    changed = [line for line in coin if line.startswith("- **outcome-changing")]
+    assert changed and all(f"growth re-check: not re-checked ({NO_BOUND})" in line for line in changed)
+    # a budget that cannot hold 4 times the checked analysis (4 states): not explored at all
+    impact = analyse_model(load_model(LASTCARD), Settings(max_states=15))
+    checks = recheck_readings([impact], Settings(max_states=15))
+    assert {c.outcome for c in checks.values()} == {Outcome.NOT_RECHECKED}
+    assert checks[("lastcard", "claim", "last")].words() == (
+        "not re-checked (the checked analysis (4 states) leaves the larger one less than 4 times its size within the analysis's state budget of 15)")
+
+
+def test_the_allowance_stops_the_rechecks_of_one_game():
+    """One game's re-checks share SINGLES_ALLOWANCE x max_states states (64 here; one pass over
+    the model explores 13: the larger default 4, the options 4 and 5): past it, lines are not run,
+    and say so."""
+    impact = analyse_model(load_model(LASTCARD), Settings(max_states=16))
+    assert recheck_readings([impact] * 5, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
+    spent = recheck_readings([impact] * 6, Settings(max_states=16))  # the sixth pass finds the allowance spent
+    assert {(c.outcome, c.reason) for c in spent.values()} == {(Outcome.NOT_RECHECKED, SPENT)}
