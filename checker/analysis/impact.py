@@ -87,31 +87,57 @@ def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
     return analyse(space, settings.games, settings.seed)
 
 
-def analyse_model(model: Model, settings: Settings, baseline: Config | None = None) -> ModelImpact:
-    """Every reading option of one model against the default combination."""
+def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:
+    """Every reading option of one model against the default combination. With `jobs` above 1
+    the configurations are explored in that many worker processes (each option's divergence
+    search and exploration is independent of the others'); the outcome is the serial one."""
     started = time.process_time()
     baseline = baseline or model.default_config()
-    result = ModelImpact(model, baseline, impact_of(model, baseline, settings))
     consulted = consulted_readings(model)
+    deviations = [(name, option, baseline.with_readings({name: option})) for name, reading in model.readings.items()
+                  for option in reading.options if option != baseline.readings[name]]
+    items = [(model, baseline, None, settings)] + [(model, baseline, config, settings) for name, _, config in deviations if name in consulted]
+    explored, worker_seconds = _explore_all(items, jobs)
+    result = ModelImpact(model, baseline, explored.pop(0)[1])
     for name, reading in model.readings.items():
         options = []
-        for option in reading.options:
-            if option == baseline.readings[name]:
-                continue
-            config = baseline.with_readings({name: option})
+        for option, config in [(o, c) for n, o, c in deviations if n == name]:
             if name not in consulted:
                 label, reasons = classify(Divergence(model, baseline, config, found=False), None, None, unconsulted=True)
                 options.append(OptionImpact(name, option, config, None, None, label, reasons))
                 continue
-            divergence = find_divergence(model, baseline, config, settings.max_states, settings.timeout)
-            impact = impact_of(model, config, settings) if divergence.found else None
+            divergence, impact = explored.pop(0)
             label, reasons = classify(divergence, result.impact, impact)
             options.append(OptionImpact(name, option, config, divergence, impact, label, reasons))
         result.readings.append(ReadingImpact(reading, options))
     if settings.pairs:
         result.pairs = pair_impacts(model, result, settings)
-    result.seconds = time.process_time() - started
+    result.seconds = time.process_time() - started + worker_seconds
     return result
+
+
+def _explore_all(items: list[tuple[Model, Config, Config | None, Settings]], jobs: int) -> tuple[list[tuple[Divergence | None, Impact | None]], float]:
+    """`_explore_item` of every item, in order, in up to `jobs` worker processes; with the CPU
+    seconds the workers spent (0 when run here, where the caller's clock counts them)."""
+    from checker.dispatch import SerialPool, process_pool, run_in_order
+
+    if jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as pool:
+            out = run_in_order(_explore_item, items, pool)
+        return [(d, i) for d, i, _ in out], sum(seconds for _, _, seconds in out)
+    return [(d, i) for d, i, _ in run_in_order(_explore_item, items, SerialPool())], 0.0
+
+
+def _explore_item(item: tuple[Model, Config, Config | None, Settings]) -> tuple[Divergence | None, Impact | None, float]:
+    """The baseline's impact (no alternative), or one option's divergence from the baseline and
+    its impact when they diverge; with the CPU seconds it took (a pool job: module level)."""
+    started = time.process_time()
+    model, baseline, config, settings = item
+    if config is None:
+        return None, impact_of(model, baseline, settings), time.process_time() - started
+    divergence = find_divergence(model, baseline, config, settings.max_states, settings.timeout)
+    impact = impact_of(model, config, settings) if divergence.found else None
+    return divergence, impact, time.process_time() - started
 
 
 def effect(base: Impact, alt: Impact | None) -> set[str]:
