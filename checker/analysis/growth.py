@@ -118,13 +118,16 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     groups: dict[tuple, list[int]] = {}
     for number, (_, result) in enumerate(chosen):
         groups.setdefault(_group_key(result), []).append(number)
-    items = [([chosen[n] for n in members], max_states, timeout, cache_dir) for members in groups.values()]
+    # The largest explorations first, so that worker processes finish together rather than one
+    # waiting on the last big group (the outcomes do not depend on the order they are computed in).
+    ordered = sorted(groups.values(), key=lambda members: -chosen[members[0]][1].states)
+    items = [([chosen[n] for n in members], max_states, timeout, cache_dir) for members in ordered]
     if jobs > 1 and len(items) > 1:
         with process_pool(min(jobs, len(items))) as pool:
             grouped = run_in_order(_recheck_group, items, pool)
     else:
         grouped = run_in_order(_recheck_group, items, SerialPool())
-    by_number = {n: check for members, checks in zip(groups.values(), grouped, strict=True) for n, check in zip(members, checks, strict=True)}
+    by_number = {n: check for members, checks in zip(ordered, grouped, strict=True) for n, check in zip(members, checks, strict=True)}
     out = [by_number[n] for n in range(len(chosen))]
     for entry, check in zip(entries, out, strict=True):
         for r in entry.results:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
+from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_models
 from checker.analysis.outcomes import Impact
 from checker.lang.model import Model
 from checker.results import Result
@@ -34,7 +34,7 @@ CLASS_TEXT = {
 def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
     """The impact analysis of every checked (non-abstract) model, for `readings_section`
     (explored in up to `jobs` worker processes)."""
-    return [analyse_model(m, settings or Settings(), jobs=jobs) for m in models if not m.abstract]
+    return analyse_models([m for m in models if not m.abstract], settings or Settings(), jobs)
 
 
 def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1) -> list[str]:
