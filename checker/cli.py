@@ -199,7 +199,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir)
+            write_errata(results, errata_dir, options.jobs)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -347,7 +347,7 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     options.jobs = os.cpu_count() or 1
     results = _run_checks(paths, options)
     _growth(results, 2_000_000, 600.0, options.jobs)
-    for path in write_errata(results, errata_dir):
+    for path in write_errata(results, errata_dir, options.jobs):
         click.echo(f"wrote {path}")
 
 

@@ -428,3 +428,25 @@ def test_the_one_at_a_time_runs_share_an_allowance_of_states_and_are_then_not_ru
     assert check.outcome == Outcome.NOT_RECHECKED
     assert [s.reason for s in check.singles] == ["not run: the one-at-a-time runs have spent their allowance of 0 states"] * 2
     assert cache.exists()  # counted in states, not seconds: the same on any machine, so kept
+
+
+def test_findings_sharing_a_configuration_share_their_larger_runs_with_the_outcomes_of_their_own(toy, monkeypatch):
+    # The toy's five representatives share one configuration: one group, one larger run per
+    # configuration for all five properties, and each outcome (states included) as its own runs give.
+    monkeypatch.chdir(toy)
+    results = check_paths(["models/toy"], CheckOptions())
+    runs: list[list[str]] = []
+    real = growth.SharedRuns.check
+
+    def counted(self, prop, config, options):
+        if tuple(sorted(config.constants.items())) not in {tuple(r) for r in runs}:
+            runs.append(sorted(config.constants.items()))
+        return real(self, prop, config, options)
+
+    monkeypatch.setattr(growth.SharedRuns, "check", counted)
+    shared = growth.growth_checks(results, 2_000_000, 60.0, cache_dir=None)
+    chosen = [(g.finding, next(r for r in results if r.prop.id == g.prop and r.model.id == g.variant and r.reading_label == g.reading)) for g in shared]
+    alone = [growth.recheck(finding, result, 2_000_000, 60.0, cache_dir=None) for finding, result in chosen]
+    assert shared == alone and len(shared) == 5
+    assert {o.outcome for o in shared} >= {Outcome.VANISHES, Outcome.SURVIVES}
+    assert len(runs) == 1  # `cards` one larger: explored once for the five

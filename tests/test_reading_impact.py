@@ -204,3 +204,18 @@ def test_divergence_scenarios_show_the_state_as_narratives_do(tmp_path):
     assert not re.search(r"(?<![\w-])(phase|ca)(: | \S+\u2192)", lines), lines
     draw_cell, reflip_cell = lines.splitlines()[-1].split(" | ")[1:3]
     assert "result pending\u2192draw" in draw_cell and "nothing visible changes" in reflip_cell
+
+
+def test_worker_processes_give_the_serial_section():
+    # Each configuration explored in a worker process: the same options, classes and section.
+    from checker.runner import CheckOptions, check_paths
+
+    results = check_paths([COIN, TRAP], CheckOptions())
+    models = sorted({r.model.path: r.model for r in results}.values(), key=lambda m: m.path)
+    for model in models:
+        serial, parallel = analyse_model(model, Settings()), analyse_model(model, Settings(), jobs=2)
+        assert [(o.option, o.classification, o.impact and o.impact.to_json()) for r in parallel.readings for o in r.options] == \
+            [(o.option, o.classification, o.impact and o.impact.to_json()) for r in serial.readings for o in r.options]
+        assert parallel.impact.to_json() == serial.impact.to_json()
+        mine = [r for r in results if r.model.path == model.path]
+        assert readings_section([model], mine, jobs=2) == readings_section([model], mine)

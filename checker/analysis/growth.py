@@ -20,7 +20,11 @@ result), the larger run decides only that property and stops at its first violat
 first, so a finding that survives usually costs a fraction of the state space), the one-at-a-time
 runs only when all at once established nothing, and a state budget per run of `GROWTH_FACTOR` times the
 representative's own exploration (at least `MIN_STATES`), with a time limit as a safety net. A
-run that hits either establishes nothing. Outcomes are cached on disk, keyed by the checker's
+run that hits either establishes nothing. Findings whose representatives share a configuration
+(two properties failing under one reading) need the same larger configurations under the same
+budget, so they are re-checked together and each larger configuration is explored once for all
+of their properties (`SharedRuns`, which keeps a verdict only where the property's own run would
+have explored the very same states). Outcomes are cached on disk, keyed by the checker's
 code, the game's model files and suite, the representative and the budget, so an unchanged game
 pays once.
 """
@@ -39,6 +43,7 @@ from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
 from checker.lang.compile_cache import _model_folders, code_digest
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, bind, suite_path
+from checker.lang.property_kinds import KINDS, KindClass
 from checker.report.findings import FindingEvidence, group_findings
 from checker.results import Result
 
@@ -109,24 +114,82 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     for folder in sorted({r.model.folder for r in results}):
         mine = [r for r in results if r.model.folder == folder]
         entries += [e for e in group_findings(mine, suite_findings(mine)) if e.finding is not None and e.cls != "bound-artefact"]
-    items = [(e.id, representative(e), max_states, timeout, cache_dir) for e in entries]
+    chosen = [(e.id, representative(e)) for e in entries]
+    groups: dict[tuple, list[int]] = {}
+    for number, (_, result) in enumerate(chosen):
+        groups.setdefault(_group_key(result), []).append(number)
+    # The largest explorations first, so that worker processes finish together rather than one
+    # waiting on the last big group (the outcomes do not depend on the order they are computed in).
+    ordered = sorted(groups.values(), key=lambda members: -chosen[members[0]][1].states)
+    items = [([chosen[n] for n in members], max_states, timeout, cache_dir) for members in ordered]
     if jobs > 1 and len(items) > 1:
         with process_pool(min(jobs, len(items))) as pool:
-            out = run_in_order(_recheck_item, items, pool)
+            grouped = run_in_order(_recheck_group, items, pool)
     else:
-        out = run_in_order(_recheck_item, items, SerialPool())
+        grouped = run_in_order(_recheck_group, items, SerialPool())
+    by_number = {n: check for members, checks in zip(ordered, grouped, strict=True) for n, check in zip(members, checks, strict=True)}
+    out = [by_number[n] for n in range(len(chosen))]
     for entry, check in zip(entries, out, strict=True):
         for r in entry.results:
             r.growth = (*r.growth, check)
     return out
 
 
-def _recheck_item(item: tuple[str, Result, int, float, str | None]) -> GrowthCheck:
-    """One finding's re-check, as a job of a pool (a module-level function: it is pickled)."""
-    return recheck(*item)
+def _group_key(result: Result) -> tuple:
+    """Representatives with equal keys are grown into the same configurations under the same
+    budget: the same model, configuration and size of exploration."""
+    config = result.config
+    return (result.model.path, result.model.id, tuple(sorted(config.readings.items())), tuple(sorted((k, repr(v)) for k, v in config.constants.items())), result.states)
 
 
-def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR) -> GrowthCheck:
+def _recheck_group(item: tuple[list[tuple[str, Result]], int, float, str | None]) -> list[GrowthCheck]:
+    """The re-checks of findings sharing a configuration, as a job of a pool (a module-level
+    function: it is pickled); their larger runs are shared."""
+    chosen, max_states, timeout, cache_dir = item
+    shared = SharedRuns([result for _, result in chosen]) if len(chosen) > 1 else None
+    return [recheck(finding, result, max_states, timeout, cache_dir, shared) for finding, result in chosen]
+
+
+class SharedRuns:
+    """The larger runs of a group of representatives that share model, configuration and
+    budget: each larger configuration is explored once, deciding every property of the group.
+
+    A run stops early only once all of its properties are decided, so a property that no state
+    decided (a `reachable` still failing, an invariant still holding, a graph property, an
+    undecided one) saw exactly the states its own run would have, and its verdict is kept; a
+    property some state decided would have stopped its own run sooner (fewer states), so it
+    gets its own run, as without sharing."""
+
+    def __init__(self, results: list[Result]) -> None:
+        self.model = results[0].model
+        self.props = list({r.prop.id: bind(r.prop, r.model) for r in results}.values())
+        self.kept: dict[tuple, dict[str, Result]] = {}
+
+    def check(self, prop: BoundProperty, config: Config, options: Any) -> Result:
+        from checker.runner import check_config
+
+        key = (tuple(sorted(config.readings.items())), tuple(sorted((k, repr(v)) for k, v in config.constants.items())))
+        if key not in self.kept:
+            try:
+                joint = check_config(self.model, config, self.props, options)
+            except RulecheckError:
+                joint = []  # each property's own run raises it again, worded as before
+            self.kept[key] = {r.prop.id: r for r in joint if _unaffected_by_others(r)}
+        kept = self.kept[key].get(prop.id)
+        return kept if kept is not None else check_config(self.model, config, [prop], options)[0]
+
+
+def _unaffected_by_others(result: Result) -> bool:
+    """No state decided this property during a shared run (see `SharedRuns`)."""
+    kind, status = result.prop.kind, result.status
+    if KINDS[kind].klass is KindClass.GRAPH or status == "undecided":  # graph kinds: decided after the exploration
+        return True
+    if kind == "reachable":
+        return status == "fails"
+    return status == "holds" and kind != "coverage"
+
+
+def recheck(finding: str, result: Result, max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, shared: SharedRuns | None = None) -> GrowthCheck:
     """The growth re-check of one finding on its representative failing result: every bound
     at once, then, if that established nothing, each bound on its own."""
     model = result.model
@@ -141,16 +204,16 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
     cached = _read(path)
     if cached is not None:
         return cached
-    run = _run(result, Config(growth.constants, result.config.readings), budget)
+    run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
     check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
     if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
-        check = _one_at_a_time(check, result, growth, budget)
+        check = _one_at_a_time(check, result, growth, budget, shared)
     if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
         _write(path, check)  # a time limit depends on the machine's load: not kept
     return check
 
 
-def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget) -> GrowthCheck:
+def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget, shared: SharedRuns | None) -> GrowthCheck:
     """All at once established nothing (it overran, or held only vacuously or in a smaller
     game): grow each bound on its own, stopping at the first that makes the finding vanish (it
     is then an artefact of that bound)."""
@@ -163,7 +226,7 @@ def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: B
         if spent >= allowance:
             singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the one-at-a-time runs have spent their allowance of {allowance:,} states"))
             continue
-        run = _run(result, Config(constants, result.config.readings), budget)
+        run = _run(result, Config(constants, result.config.readings), budget, shared)
         singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
         spent += run.states
         if run.outcome == Outcome.VANISHES:
@@ -181,15 +244,17 @@ class _Run:
     states: int = 0
 
 
-def _run(result: Result, config: Config, budget: Budget) -> _Run:
-    """Decide the representative's property alone under a larger configuration."""
+def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | None = None) -> _Run:
+    """Decide the representative's property under a larger configuration (alone, or in the
+    group's shared run where that gives the same verdict)."""
     from checker.runner import CheckOptions, check_config
 
     # The Python back-end: it stops at the first violation, and the native one would compile the
     # larger configuration first.
     options = CheckOptions(engine="explicit", budget=budget, backend="python")
+    prop = bind(result.prop, result.model)
     try:
-        grown = check_config(result.model, config, [bind(result.prop, result.model)], options)[0]
+        grown = shared.check(prop, config, options) if shared is not None else check_config(result.model, config, [prop], options)[0]
     except RulecheckError as exc:
         return _Run(Outcome.NOT_RECHECKED, f"the larger configuration cannot be checked: {exc.message}")
     if grown.status == result.status:

@@ -87,31 +87,72 @@ def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
     return analyse(space, settings.games, settings.seed)
 
 
-def analyse_model(model: Model, settings: Settings, baseline: Config | None = None) -> ModelImpact:
-    """Every reading option of one model against the default combination."""
+def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:
+    """Every reading option of one model against the default combination (`analyse_models`)."""
+    return analyse_models([model], settings, jobs, baseline)[0]
+
+
+def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, baseline: Config | None = None) -> list[ModelImpact]:
+    """Every reading option of each model against its default combination. With `jobs` above
+    1 the configurations of all the models are explored in that many worker processes (each
+    option's divergence search and exploration is independent of the others'); the outcome is
+    the serial one. `seconds` counts the CPU time of each model's explorations wherever they ran."""
+    plans = []
+    items: list[tuple[Model, Config, Config | None, Settings]] = []
+    for model in models:
+        base = baseline or model.default_config()
+        consulted = consulted_readings(model)
+        deviations = [(name, option, base.with_readings({name: option})) for name, reading in model.readings.items()
+                      for option in reading.options if option != base.readings[name]]
+        mine = [(model, base, None, settings)] + [(model, base, config, settings) for name, _, config in deviations if name in consulted]
+        plans.append((model, base, consulted, deviations, len(mine)))
+        items += mine
+    explored = _explore_all(items, jobs)
+    out = []
+    for model, base, consulted, deviations, count in plans:
+        started = time.process_time()
+        mine, explored = explored[:count], explored[count:]
+        seconds = sum(spent for _, _, spent in mine)
+        result = ModelImpact(model, base, mine[0][1])
+        pending = [(divergence, impact) for divergence, impact, _ in mine[1:]]
+        for name, reading in model.readings.items():
+            options = []
+            for option, config in [(o, c) for n, o, c in deviations if n == name]:
+                if name not in consulted:
+                    label, reasons = classify(Divergence(model, base, config, found=False), None, None, unconsulted=True)
+                    options.append(OptionImpact(name, option, config, None, None, label, reasons))
+                    continue
+                divergence, impact = pending.pop(0)
+                label, reasons = classify(divergence, result.impact, impact)
+                options.append(OptionImpact(name, option, config, divergence, impact, label, reasons))
+            result.readings.append(ReadingImpact(reading, options))
+        if settings.pairs:
+            result.pairs = pair_impacts(model, result, settings)
+        result.seconds = seconds + time.process_time() - started
+        out.append(result)
+    return out
+
+
+def _explore_all(items: list[tuple[Model, Config, Config | None, Settings]], jobs: int) -> list[tuple[Divergence | None, Impact | None, float]]:
+    """`_explore_item` of every item, in order, in up to `jobs` worker processes."""
+    from checker.dispatch import SerialPool, process_pool, run_in_order
+
+    if jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as pool:
+            return run_in_order(_explore_item, items, pool)
+    return run_in_order(_explore_item, items, SerialPool())
+
+
+def _explore_item(item: tuple[Model, Config, Config | None, Settings]) -> tuple[Divergence | None, Impact | None, float]:
+    """The baseline's impact (no alternative), or one option's divergence from the baseline and
+    its impact when they diverge; with the CPU seconds it took (a pool job: module level)."""
     started = time.process_time()
-    baseline = baseline or model.default_config()
-    result = ModelImpact(model, baseline, impact_of(model, baseline, settings))
-    consulted = consulted_readings(model)
-    for name, reading in model.readings.items():
-        options = []
-        for option in reading.options:
-            if option == baseline.readings[name]:
-                continue
-            config = baseline.with_readings({name: option})
-            if name not in consulted:
-                label, reasons = classify(Divergence(model, baseline, config, found=False), None, None, unconsulted=True)
-                options.append(OptionImpact(name, option, config, None, None, label, reasons))
-                continue
-            divergence = find_divergence(model, baseline, config, settings.max_states, settings.timeout)
-            impact = impact_of(model, config, settings) if divergence.found else None
-            label, reasons = classify(divergence, result.impact, impact)
-            options.append(OptionImpact(name, option, config, divergence, impact, label, reasons))
-        result.readings.append(ReadingImpact(reading, options))
-    if settings.pairs:
-        result.pairs = pair_impacts(model, result, settings)
-    result.seconds = time.process_time() - started
-    return result
+    model, baseline, config, settings = item
+    if config is None:
+        return None, impact_of(model, baseline, settings), time.process_time() - started
+    divergence = find_divergence(model, baseline, config, settings.max_states, settings.timeout)
+    impact = impact_of(model, config, settings) if divergence.found else None
+    return divergence, impact, time.process_time() - started
 
 
 def effect(base: Impact, alt: Impact | None) -> set[str]:

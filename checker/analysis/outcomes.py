@@ -133,20 +133,27 @@ def longest_play(space: StateSpace) -> tuple[int | None, bool]:
     return (max(longest[n] for n in starts) if starts else 0), False
 
 
-def move_probabilities(space: StateSpace, node: int) -> list[tuple[int, float]]:
-    """(target, probability) of each move of `node` under the stated policy."""
-    by_mover: dict[int, list[int]] = {}
-    for e in space.moves(node):
-        by_mover.setdefault(space.movers[e], []).append(e)
-    share = 1.0 / len(by_mover)
-    out = []
-    for mover, edges in by_mover.items():
-        if mover == CHANCE:
-            total = sum(space.weights[e] for e in edges)
-            out.extend((space.targets[e], share * space.weights[e] / total) for e in edges)
-        else:
-            out.extend((space.targets[e], share / len(edges)) for e in edges)
-    return out
+def edge_probabilities(space: StateSpace) -> tuple[np.ndarray, np.ndarray]:
+    """Every stored move's probability under the stated policy (each mover present at the node
+    equally likely to go first; chance by weight, the rules and players uniformly), and the
+    order the solve adds them in: node by node, movers in order of first appearance, then edge
+    order. Vectorised (a Python loop per node cost seconds per configuration); the order keeps
+    the floating-point sums, hence the published odds, as the node-by-node loop had them."""
+    edges = space.starts[space.expanded]
+    counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
+    source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)
+    movers = np.frombuffer(space.movers, dtype=np.int32)[:edges].astype(np.int64)
+    weights = np.frombuffer(space.weights, dtype=np.int64)[:edges]
+    # one group per (node, mover); `first` is the group's first edge, which orders the groups
+    _, first, group = np.unique(source * (1 << 32) + (movers - CHANCE), return_index=True, return_inverse=True)
+    group = group.reshape(-1)
+    movers_here = np.bincount(source[first], minlength=space.expanded)
+    share = 1.0 / movers_here[source]
+    chance = movers == CHANCE
+    in_group = np.bincount(group)[group]
+    total = np.bincount(group, weights=np.where(chance, weights, 0).astype(np.float64))[group]  # exact: integer sums
+    p = np.where(chance, share * weights / np.where(chance, total, 1.0), share / in_group)
+    return p, np.lexsort((np.arange(edges), first[group]))
 
 
 def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, float]:
@@ -158,17 +165,18 @@ def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, floa
     position[transient] = np.arange(transient.size)
     names = sorted({label for label in labels if label is not None})
     column = {name: i for i, name in enumerate(names)}
-    rows, cols, vals = [], [], []
+    label_column = np.array([column[label] if label is not None else -1 for label in labels], dtype=np.int64)
+    p, order = edge_probabilities(space)
+    counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
+    source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)[order]
+    target = np.frombuffer(space.targets, dtype=np.int32)[: order.size].astype(np.int64)[order]
+    p = p[order]
+    from_transient = position[source] >= 0
+    to_end = from_transient & (label_column[target] >= 0)
+    inner = from_transient & ~to_end & (position[target] >= 0)
     absorb = np.zeros((transient.size, len(names)))
-    for node in transient:
-        i = position[node]
-        for target, p in move_probabilities(space, int(node)):
-            if labels[target] is not None:
-                absorb[i, column[labels[target]]] += p
-            elif position[target] >= 0:
-                rows.append(i)
-                cols.append(position[target])
-                vals.append(p)
+    np.add.at(absorb, (position[source[to_end]], label_column[target[to_end]]), p[to_end])
+    rows, cols, vals = position[source[inner]], position[target[inner]], p[inner]
     out = {name: 0.0 for name in names}
     starts = space.initial_nodes()
     if transient.size:
@@ -202,15 +210,62 @@ def forced_wins(space: StateSpace, labels: list[str | None]) -> tuple[list[Force
     if not any(wins.values()):
         return [], "forced wins need an outcome naming the winning side (a player's name, or `<player>_win`)"
     starts = space.initial_nodes()
+    moves = _MoveArrays(space)
     out = []
     for number, side in enumerate(players):
         verdicts = []
+        goal = np.array([label in wins[side] for label in labels], dtype=bool)
         for cooperative in (False, True):
-            won = attractor(space, {n for n, label in enumerate(labels) if label in wins[side]}, number, cooperative)
-            hits = sum(1 for n in starts if won[n] >= 0)
+            won = won_nodes(moves, goal, number, cooperative)
+            hits = sum(1 for n in starts if won[n])
             verdicts.append("yes" if hits == len(starts) else ("no" if hits == 0 else f"from {hits} of {len(starts)} starts"))
         out.append(ForcedWin(side, *verdicts))
     return out, ""
+
+
+class _MoveArrays:
+    """The stored moves as numpy arrays, with the moves into each node listed together (the
+    predecessor lists `won_nodes` walks back along)."""
+
+    def __init__(self, space: StateSpace) -> None:
+        edges = space.starts[space.expanded]
+        counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
+        self.size = space.size
+        self.source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)
+        self.target = np.frombuffer(space.targets, dtype=np.int32)[:edges].astype(np.int64)
+        self.movers = np.frombuffer(space.movers, dtype=np.int32)[:edges]
+        self.has_moves = np.zeros(space.size, dtype=bool)
+        self.has_moves[: space.expanded] = counts > 0
+        self.into = np.argsort(self.target, kind="stable")  # edges grouped by target
+        self.into_starts = np.searchsorted(self.target[self.into], np.arange(space.size + 1))
+
+
+def won_nodes(moves: _MoveArrays, goal: np.ndarray, side: int, chance_cooperative: bool) -> np.ndarray:
+    """The nodes `attractor` finds won for `side` (the same least fixed point, computed a
+    frontier at a time with numpy instead of a node at a time; only the set is needed here)."""
+    friendly = moves.movers == side
+    if chance_cooperative:
+        friendly |= moves.movers == CHANCE
+    n = moves.size
+    unfriendly_left = np.bincount(moves.source[~friendly], minlength=n)
+    has_friendly = np.bincount(moves.source[friendly], minlength=n) > 0
+    friendly_hit = np.zeros(n, dtype=bool)
+    won = goal.copy()
+    frontier = np.flatnonzero(won)
+    while frontier.size:
+        lo, hi = moves.into_starts[frontier], moves.into_starts[frontier + 1]
+        lengths = hi - lo
+        offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        edges = moves.into[offsets]
+        edges = edges[~won[moves.source[edges]]]
+        preds = moves.source[edges]
+        friendly_hit[preds[friendly[edges]]] = True
+        np.subtract.at(unfriendly_left, preds[~friendly[edges]], 1)
+        candidates = np.unique(preds)
+        newly = candidates[(unfriendly_left[candidates] == 0) & (friendly_hit[candidates] | ~has_friendly[candidates]) & moves.has_moves[candidates]]
+        won[newly] = True
+        frontier = newly
+    return won
 
 
 def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: bool) -> array:

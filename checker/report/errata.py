@@ -43,7 +43,7 @@ def suite_findings(results: list[Result]) -> list[SuiteFinding]:
     return load_findings(suite_path(results[0].model.path)) if results else []
 
 
-def errata_page(folder: str, results: list[Result]) -> str:
+def errata_page(folder: str, results: list[Result], jobs: int = 1) -> str:
     """The Markdown errata page for one game's results."""
     results = game_results(folder, results)
     if not results:
@@ -78,7 +78,7 @@ def errata_page(folder: str, results: list[Result]) -> str:
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
             lines += _entry(number, entry, results, models, quoter)
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
-    lines += ["## Readings", ""] + cached_readings_section(models, results) + [""]
+    lines += ["## Readings", ""] + cached_readings_section(models, results, jobs=jobs) + [""]
     lines += ["## Appendix A: verdicts", "",
               f"Every property once, over the {_combinations(results)} variant/reading combinations checked "
               "(the default reading of every point and each single change from it).", ""]
@@ -222,11 +222,12 @@ def _untraced_line(r: Result) -> str:
     return f"`{r.prop.id}`: {r.detail or r.status}"
 
 
-def write_errata(results: list[Result], out_dir: str) -> list[str]:
-    """Write docs/errata/<game>.md for every game in the results (atomically, only if changed)."""
+def write_errata(results: list[Result], out_dir: str, jobs: int = 1) -> list[str]:
+    """Write docs/errata/<game>.md for every game in the results (atomically, only if changed);
+    the reading-impact analysis explores in up to `jobs` worker processes."""
     written = []
     for folder in sorted({r.model.folder for r in results}):
-        page = errata_page(folder, results)
+        page = errata_page(folder, results, jobs)
         os.makedirs(out_dir, exist_ok=True)
         path = os.path.join(out_dir, f"{folder}.md")
         old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None

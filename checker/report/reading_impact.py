@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_model
+from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_models
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.lang.model import Model
@@ -32,12 +32,13 @@ CLASS_TEXT = {
 }
 
 
-def analyse_for_errata(models: list[Model], settings: Settings | None = None) -> list[ModelImpact]:
-    """The impact analysis of every checked (non-abstract) model, for `readings_section`."""
-    return [analyse_model(m, settings or Settings()) for m in models if not m.abstract]
+def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
+    """The impact analysis of every checked (non-abstract) model, for `readings_section`
+    (explored in up to `jobs` worker processes)."""
+    return analyse_models([m for m in models if not m.abstract], settings or Settings(), jobs)
 
 
-def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR) -> list[str]:
+def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1) -> list[str]:
     """`readings_section`, computed once per content: the key hashes the model files, the
     verdicts of the results and all of the checker's code, so a run over unchanged models reuses the
     section instead of repeating the analysis (it costs about as much as the check itself)."""
@@ -46,7 +47,7 @@ def cached_readings_section(models: list[Model], results: list[Result], cache_di
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as handle:
             return handle.read().split("\n")
-    lines = readings_section(models, results)
+    lines = readings_section(models, results, jobs=jobs)
     os.makedirs(cache_dir, exist_ok=True)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
@@ -69,7 +70,9 @@ def _cache_key(models: list[Model], results: list[Result]) -> str:
     return digest.hexdigest()[:20]
 
 
-def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None) -> list[str]:
+def readings_section(
+    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1
+) -> list[str]:
     """The section's lines (without its heading), for one game: `results` are the game's check
     results (to say which verdicts each option changes); `impacts` the analysis of its models
     (computed here when not given, with `settings`). Every outcome-changing or game-breaking
@@ -78,7 +81,7 @@ def readings_section(models: list[Model], results: list[Result], impacts: list[M
     for r in results:
         by_prop[r.prop.id].append(r)
     if impacts is None:
-        impacts = analyse_for_errata(models, settings)
+        impacts = analyse_for_errata(models, settings, jobs)
     rechecks = recheck_readings(impacts, settings or Settings())
     readings = {}
     for model in models:
