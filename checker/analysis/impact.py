@@ -104,17 +104,20 @@ def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, basel
         consulted = consulted_readings(model)
         deviations = [(name, option, base.with_readings({name: option})) for name, reading in model.readings.items()
                       for option in reading.options if option != base.readings[name]]
-        mine = [(model, base, None, settings)] + [(model, base, config, settings) for name, _, config in deviations if name in consulted]
-        plans.append((model, base, consulted, deviations, len(mine)))
-        items += mine
+        requests: list[tuple[Model, Config, Config | None, Settings]] = [(model, base, None, settings)]
+        requests += [(model, base, config, settings) for name, _, config in deviations if name in consulted]
+        plans.append((model, base, consulted, deviations, len(requests)))
+        items += requests
     explored = _explore_all(items, jobs)
     out = []
     for model, base, consulted, deviations, count in plans:
         started = time.process_time()
-        mine, explored = explored[:count], explored[count:]
-        seconds = sum(spent for _, _, spent in mine)
-        result = ModelImpact(model, base, mine[0][1])
-        pending = [(divergence, impact) for divergence, impact, _ in mine[1:]]
+        outcomes, explored = explored[:count], explored[count:]
+        seconds = sum(spent for _, _, spent in outcomes)
+        baseline_impact = outcomes[0][1]
+        assert baseline_impact is not None, "the baseline item is explored without an alternative"
+        result = ModelImpact(model, base, baseline_impact)
+        pending = [(divergence, impact) for divergence, impact, _ in outcomes[1:]]
         for name, reading in model.readings.items():
             options = []
             for option, config in [(o, c) for n, o, c in deviations if n == name]:
@@ -123,6 +126,7 @@ def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, basel
                     options.append(OptionImpact(name, option, config, None, None, label, reasons))
                     continue
                 divergence, impact = pending.pop(0)
+                assert divergence is not None, "an option's item always searches for a divergence"
                 label, reasons = classify(divergence, result.impact, impact)
                 options.append(OptionImpact(name, option, config, divergence, impact, label, reasons))
             result.readings.append(ReadingImpact(reading, options))
