@@ -20,7 +20,12 @@ from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
+from checker.sure_end import ends_surely
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
+
+# The largest reachable graph on which `ends_surely` is decided for a chance-sustained loop (a
+# larger one leaves the claim undecided, and the finding game-breaking).
+SURE_END_STATES = 200_000
 
 
 def build_trace(
@@ -51,7 +56,10 @@ def build_trace(
     confirm(interp, prop, trace, branch_actions)
     if prop.kind == "terminates" and shape == "lasso":
         trace.loop_deciders = loop_deciders(interp, trace)
-        trace.note = loop_note(trace.loop_deciders, loop_exits)
+        left = loop_left_surely(interp, trace)
+        if left:
+            trace.game_ends_surely = ends_surely(CompiledModel(model, config), SURE_END_STATES)
+        trace.note = loop_note(trace.loop_deciders, loop_exits, left, trace.game_ends_surely)
     final = trace.states()[-1]
     if model.outcome is not None and interp.terminal(final):
         trace.outcome = interp.eval(model.outcome, final)
@@ -76,15 +84,61 @@ def describe_deciders(deciders: frozenset[str]) -> str:
     return "decided by: " + (", ".join(sorted(deciders)) or "nobody (every step is the only move)")
 
 
-def loop_note(deciders: frozenset[str], exits: bool | None) -> str:
-    """The words for an endless loop, the same whichever engine found it."""
+def loop_left_surely(interp: Interpreter, trace: Trace) -> bool:
+    """Whether only chance keeps play on the trace's loop and play leaves it with probability 1,
+    whatever anyone chooses, decided from the replayed states. It is what makes the whole-game
+    question worth asking (`checker.sure_end`, on which a finding's severity rests): a loop a
+    player can repeat already answers it.
+
+    At every state of the loop that offers more than one next state, each move that stays among
+    the loop's states must be chance's (a player's or a rule's choice that stays could repeat the
+    loop for ever), and some chance outcome must leave them. Then every step round the loop has a
+    positive probability, so from anywhere on it a leaving outcome comes with a probability
+    bounded below, and play is left with probability 1: only how many times it goes round first
+    has no bound. Where play goes after leaving is not part of the claim."""
+    states = trace.states()
+    start = trace.loop_start or 0
+    on_loop = {freeze(s) for s in states[start:]}
+    leaks = False
+    for pre in states[start:-1]:
+        moves = interp.transitions(pre)
+        if len({freeze(m.post) for m in moves}) < 2:
+            continue
+        for move in moves:
+            stays = freeze(move.post) in on_loop
+            by_chance = interp.model.actions[move.action].by == "chance"
+            if stays and not by_chance:
+                return False
+            leaks = leaks or (by_chance and not stays)
+    return leaks
+
+
+def loop_note(deciders: frozenset[str], exits: bool | None, left: bool = False, game_ends: bool | None = None) -> str:
+    """The words for an endless loop, the same whichever engine found it: what goes round it
+    (nothing but the rules, only chance, only players' choices, or both chance and choices) and,
+    when known, whether it can be left. `deciders` are `loop_deciders`; `exits` is the engine's
+    answer whether the loop's strongly connected component has a way out (None: not known);
+    `left` is `loop_left_surely`; `game_ends` is the whole game's answer (`checker.sure_end`), asked only for a loop that
+    chance alone keeps going (None: not asked or not decided)."""
+    players = bool(deciders - {"rules", "chance"})
     if not deciders or deciders == {"rules"}:
         return "Forced loop: every step round this cycle is the only move the rules allow, so once here the game never ends."
+    if exits is False:
+        tail = "no exit exists, so the game never ends once here"
+    elif left and game_ends:
+        tail = "no player can keep the game going, here or elsewhere, so it ends with probability 1, but how many times it goes round first has no bound"
+    elif left:
+        tail = "chance leaves it with probability 1, " + (
+            "but the game can still fail to end elsewhere (a loop players can stay in, or a stuck state)" if game_ends is False
+            else "but whether the whole game ends with probability 1 was not established")
+    elif exits is None:
+        tail = "whether it can be left was not established"
+    else:
+        tail = "an exit exists, but whether play leaves it with probability 1 was not established"
+    if not players:
+        return f"Chance-only loop: only random outcomes keep the game in this cycle; {tail}."
     if "chance" in deciders:
-        if exits is None:
-            return "Chance-only loop: random outcomes keep the game in this cycle (whether it can be left was not established)."
-        tail = "an exit exists, so the game ends with probability 1, but its length has no bound" if exits else "no exit exists, so the game never ends once here"
-        return f"Chance-only loop: random outcomes keep the game in this cycle; {tail}."
+        return f"Loop of chance and choice: going round this cycle takes both random outcomes and players' choices; {tail}."
     return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 

@@ -116,7 +116,7 @@ readings:
   loop:
     clause: l-1
     question: Which kind of loop?
-    options: {none: no loop, forced: the rules loop, player: ann may loop, chance: a coin loops}
+    options: {none: no loop, forced: the rules loop, player: ann may loop, chance: a coin loops, both: a coin and ann loop}
     default: none
 state:
   x: "int[0..3]"
@@ -151,13 +151,31 @@ actions:
     when: x == 2
     do: {x: 1}
     rule: l-3
-    only: {loop: player}
+    only: {loop: [player, both]}
   coin:
     by: chance
     when: x == 2
     do: {x: 1}
     rule: l-3
     only: {loop: chance}
+  coin_wins:
+    by: chance
+    when: x == 2
+    do: {x: 3}
+    rule: l-3
+    only: {loop: chance}
+  flip_back:
+    by: chance
+    when: x == 1
+    do: {x: 0}
+    rule: l-3
+    only: {loop: both}
+  flip_on:
+    by: chance
+    when: x == 1
+    do: {x: 2}
+    rule: l-3
+    only: {loop: both}
 clauses:
   l-1: {at: "1", says: "Advance."}
   l-2: {at: "2", says: "At three the game is over."}
@@ -169,7 +187,7 @@ def test_terminates_holds_and_each_loop_is_classified(tmp_path):
     results = run(tmp_path, LOOPS, """
         - id: ends
           kind: terminates
-          expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails}
+          expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}
     """)
     assert results[("ends", "default")].status == "holds"
     forced = results[("ends", "loop=forced")]
@@ -178,8 +196,11 @@ def test_terminates_holds_and_each_loop_is_classified(tmp_path):
     assert states[forced.trace.loop_start] == states[-1]
     assert "Forced loop" in forced.trace.note
     assert "players can choose" in results[("ends", "loop=player")].trace.note
-    chance = results[("ends", "loop=chance")].trace.note
-    assert "Chance-only loop" in chance and "probability 1" in chance
+    chance = results[("ends", "loop=chance")].trace
+    assert "Chance-only loop" in chance.note and "ends with probability 1" in chance.note
+    assert chance.game_ends_surely is True
+    # under `both` ann can go round 1 -> 2 -> 1 herself, whichever loop the engine shows
+    assert results[("ends", "loop=both")].trace.game_ends_surely is not True
     assert all(r.matches for (pid, _), r in results.items() if pid == "ends")
     # The forced loop traps every play before three, so the rule that ends the game is dead.
     assert results[("coverage", "loop=forced")].status == "fails" and "end" in results[("coverage", "loop=forced")].detail
@@ -392,3 +413,40 @@ def test_every_kind_in_the_table_is_confirmed_and_decided():
     assert set(UNSUPPORTED) == {"can-end", "value"}
     assert NATIVE_KINDS == set(KINDS) - {"value"}
     assert [k for k, row in KINDS.items() if row.found == "holds"] == ["reachable"]
+
+
+def test_a_loop_is_named_after_what_goes_round_it():
+    """Chance and a player's choice together make neither a chance-only loop nor one the
+    players alone can stay in (the old words called every loop with chance in it chance-only)."""
+    from checker.evidence import loop_note
+
+    both = loop_note(frozenset({"chance", "ann"}), True)
+    assert both.startswith("Loop of chance and choice") and "Chance-only" not in both
+    assert "not established" in both
+    assert loop_note(frozenset({"chance"}), True, True, True).startswith("Chance-only loop")
+    assert loop_note(frozenset({"ann"}), True).startswith("A loop players can choose")
+    assert loop_note(frozenset({"rules"}), False).startswith("Forced loop")
+    # chance leaves the loop, but a player can keep the game going elsewhere: no "ends" claim
+    elsewhere = loop_note(frozenset({"chance"}), True, True, False)
+    assert "ends with probability 1" not in elsewhere and "elsewhere" in elsewhere
+
+
+def test_a_loop_only_chance_sustains_is_not_game_breaking(tmp_path):
+    """The severity of a `terminates` failure: game-breaking when a player (or the rules alone)
+    can keep the game going, rules-visible when only chance keeps it going and the whole game
+    ends with probability 1 whatever anyone chooses."""
+    from checker.report.findings import group_findings
+
+    results = run(tmp_path, LOOPS, """
+        - id: ends
+          kind: terminates
+          expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}
+    """)
+
+    def rated(label: str) -> tuple[str, str]:
+        (entry,) = [e for e in group_findings([results[("ends", label)]], []) if e.property_ids == ["ends"]]
+        return entry.severity, entry.severity_reason
+
+    assert rated("loop=chance")[0] == "rules-visible" and "probability 1" in rated("loop=chance")[1]
+    for label in ("loop=forced", "loop=player", "loop=both"):
+        assert rated(label)[0] == "game-breaking", label

@@ -4,12 +4,15 @@ Severity is computed from the evidence, never written by hand, so a finding cann
 overstated or understated by its author. The rule, from worst to mildest:
 
 - **game-breaking**: some failing property says the game ends or never gets stuck (`terminates`,
-  `deadlock-free`, `can-end`);
+  `deadlock-free`, `can-end`), except a `terminates` property whose every failure shows a loop
+  only chance keeps going, in a game that ends with probability 1 whatever anyone chooses
+  (`checker.evidence.loop_left_surely`, `checker.sure_end`): no player can make such a game go
+  on for ever, only its length has no bound;
 - **outcome-changing**: some failing property is about results: a `value` property (the odds or
   the winner differ), or a property whose expressions read a slot the model's `outcome:` reads
   (a promise about who wins breaks);
 - **rules-visible**: any other failing property but `coverage` (legal play differs from what the
-  text promises);
+  text promises), the chance-sustained endless loops above included;
 - **cosmetic**: only `coverage` fails (a rule that can never apply changes no play).
 
 Findings of class `bound-artefact` are not defects of the text and get no severity, nor do
@@ -98,17 +101,30 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     if entry.growth is not None and entry.growth.artefact:
         return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.cause) + ")"
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
-    breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING]
+    chance_loops = [pid for pid, kind in kinds.items() if kind == "terminates"
+                    and all(chance_sustained(r) for r in entry.results if r.prop.id == pid)]
+    breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING and pid not in chance_loops]
     if breaking:
         return "game-breaking", "the game can fail to end or get stuck: " + _ids(breaking)
     memo: dict[tuple[str, str], bool] = {}
     outcome = list(dict.fromkeys(r.prop.id for r in entry.results if r.prop.kind == "value" or touches_outcome(r, memo)))
     if outcome:
         return "outcome-changing", "a promise about the result breaks: " + _ids(outcome)
+    if chance_loops:
+        return "rules-visible", ("the game's length has no bound, but only chance keeps it going and it ends "
+                                 "with probability 1 whatever anyone chooses: " + _ids(chance_loops))
     visible = [pid for pid, kind in kinds.items() if kind != "coverage"]
     if visible:
         return "rules-visible", "legal play differs from what the text promises: " + _ids(visible)
     return "cosmetic", "a rule can never apply, which changes no play: " + _ids(list(kinds))
+
+
+def chance_sustained(result: Result) -> bool:
+    """Whether a failing `terminates` result's loop is one that only chance keeps going, in a
+    game that ends with probability 1 whatever anyone chooses (a result without a replayed
+    lasso is not: nothing shows it)."""
+    trace = result.trace
+    return trace is not None and trace.shape == "lasso" and trace.game_ends_surely is True
 
 
 def _ids(ids: list[str]) -> str:
