@@ -450,3 +450,8 @@ def test_a_loop_only_chance_sustains_is_not_game_breaking(tmp_path):
     assert rated("loop=chance")[0] == "rules-visible" and "probability 1" in rated("loop=chance")[1]
     for label in ("loop=forced", "loop=player", "loop=both"):
         assert rated(label)[0] == "game-breaking", label
+    # under `both` the shortest loop is chance's (0 -> 1 -> 0), but ann can go round 1 -> 2 -> 1
+    # for ever: the whole-game answer keeps it game-breaking and the reason says why
+    both = results[("ends", "loop=both")].trace
+    assert both.game_ends_surely is False and "elsewhere" in both.note
+    assert "elsewhere the game can go on for ever" in rated("loop=both")[1]

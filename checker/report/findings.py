@@ -105,7 +105,11 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
                     and all(chance_sustained(r) for r in entry.results if r.prop.id == pid)]
     breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING and pid not in chance_loops]
     if breaking:
-        return "game-breaking", "the game can fail to end or get stuck: " + _ids(breaking)
+        elsewhere = [pid for pid in breaking if kinds[pid] == "terminates"
+                     and all(_left_but_not_sure(r) for r in entry.results if r.prop.id == pid)]
+        note = (" (the loop shown is kept going by chance alone and left with probability 1, but elsewhere "
+                "the game can go on for ever or get stuck whatever chance does: " + _ids(elsewhere) + ")") if elsewhere else ""
+        return "game-breaking", "the game can fail to end or get stuck: " + _ids(breaking) + note
     memo: dict[tuple[str, str], bool] = {}
     outcome = list(dict.fromkeys(r.prop.id for r in entry.results if r.prop.kind == "value" or touches_outcome(r, memo)))
     if outcome:
@@ -125,6 +129,13 @@ def chance_sustained(result: Result) -> bool:
     lasso is not: nothing shows it)."""
     trace = result.trace
     return trace is not None and trace.shape == "lasso" and trace.game_ends_surely is True
+
+
+def _left_but_not_sure(result: Result) -> bool:
+    """A failing `terminates` result whose loop only chance keeps going, in a game that can
+    still fail to end some other way (`checker.sure_end` answered no)."""
+    trace = result.trace
+    return trace is not None and trace.shape == "lasso" and trace.game_ends_surely is False
 
 
 def _ids(ids: list[str]) -> str:
