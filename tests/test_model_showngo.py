@@ -141,6 +141,43 @@ def test_long_kick_scores_a_try_when_entering_the_try_zone_counts():
     assert (after["attacker"], after["score"][("home",)]) == ("home", 4)
 
 
+PASS_INTO_THE_TRY_ZONE = [("play_card", {"k": "passing", "c": "passing"}), ("let_go", {}), ("resolve_run", {})]
+
+
+def _at_the_try_line(compiled: CompiledModel, home: dict[str, int]) -> int:
+    """The home team at 40 m with the Draw Deck empty; the away team holds Held Up In Goal."""
+    hand = {("home", k): n for k, n in home.items()} | {("away", "held_up"): 1}
+    return _mid_game(compiled, fp=40, hand=hand, deck={})
+
+
+def test_a_held_up_try_ends_the_half_only_if_it_is_a_tackle():
+    """Reading held_up_half_end: with the Draw Deck empty, a held-up try ends the half when being
+    held up is being tackled (SNG-26.2), and play goes on by default."""
+    steps = [*PASS_INTO_THE_TRY_ZONE, ("hold_up", {})]
+    tackled = _compiled({"held_up_when": "at_try", "held_up_half_end": "tackled"})
+    after = _play(tackled, _at_the_try_line(tackled, {"passing": 1, "kick": 1}), [*steps, ("end_of_half", {})])
+    assert after["stage"] == "halftime"
+    play_on = _compiled({"held_up_when": "at_try"})
+    after = _play(play_on, _at_the_try_line(play_on, {"passing": 1, "kick": 1}), [*steps, ("drawn_up", {})])
+    assert (after["stage"], after["attacker"], after["fp"]) == ("acting", "home", 50)
+
+
+def test_a_hold_up_at_the_try_line_can_be_interrupted_only_under_at_try_open():
+    """Reading held_up_when=at_try_open: the attacking team cancels the Held Up In Goal card with
+    a Mistackle and the try check goes on (the try is scored); at_try gives it no window."""
+    open_ = _compiled({"held_up_when": "at_try_open"})
+    start = _at_the_try_line(open_, {"passing": 1, "penalty": 1})
+    after = _play(open_, start, [*PASS_INTO_THE_TRY_ZONE, ("hold_up_shown", {}), ("interrupt", {"k": "penalty", "c": "mistackle"}),
+                                 ("let_go", {}), ("cancel_play", {}), ("concede_try", {})])
+    assert after["score"][("home",)] == 4
+    after = _play(open_, start, [*PASS_INTO_THE_TRY_ZONE, ("hold_up_shown", {}), ("let_go", {}), ("hold_up_stands", {})])
+    assert (after["score"][("home",)], after["attacker"], after["fp"]) == (0, "home", 50)
+    closed = _compiled({"held_up_when": "at_try"})
+    at_line = _play(closed, _at_the_try_line(closed, {"passing": 1, "penalty": 1}), PASS_INTO_THE_TRY_ZONE)
+    names = {closed.instances[i].action.name for i, _ in closed.successors(closed.layout.pack(at_line))}
+    assert names == {"hold_up", "concede_try"}
+
+
 PENALTY_ON_A_PASS = [("play_card", {"k": "passing", "c": "passing"}),
                      ("interrupt", {"k": "penalty", "c": "penalty"}), ("let_go", {}), ("penalty_awarded", {})]
 

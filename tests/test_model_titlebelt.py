@@ -56,3 +56,39 @@ def test_belt_holder_reading_takes_the_win_from_the_player_standing():
     assert len(still_in) == 1
     assert last["end_kind"] == "double_ko"
     assert not last["won"][still_in[0]]
+
+
+def _turn_start_with_tag_team(readings: dict[str, str]) -> dict:
+    """Player 1's turn starts with their Tag Team in front of them and only the belt in the draw
+    pile (two-player-officials, so draw_card exists); the start of turn and its draw are played
+    out, the belt revealed on the draw."""
+    from checker.lang.compile import CompiledModel
+
+    model = load_model(os.path.join(ROOT, "models", "titlebelt", "two-player-officials.yaml"))
+    compiled = CompiledModel(model, model.default_config().with_readings(readings))
+    state = compiled.layout.unpack(compiled.initial[0])
+    state["hand"] = {key: 0 for key in state["hand"]}
+    state["hand"][("p1", "foreign")] = 1
+    state["hand"][("p2", "foreign")] = 1
+    state["pile"] = {key: 0 for key in state["pile"]}
+    state["discard"] = {key: 0 for key in state["discard"]}
+    state["discard"][("heel",)] = 1
+    state.update(phase="start", turn="p1", belt="in_pile")
+    state["tag"][("p1",)] = True
+    packed = compiled.layout.pack(state)
+    for name in ("begin_turn", "reveal_belt", "draw_card", "draw_end"):
+        moves = [post for i, post in compiled.successors(packed) if compiled.instances[i].action.name == name]
+        if name == "draw_card" and not moves:
+            continue  # the reshuffled pile may hold nothing to draw in the belt's place
+        assert moves, f"{name} is not enabled in {compiled.layout.unpack(packed)}"
+        packed = moves[0]
+    return compiled.layout.unpack(packed)
+
+
+def test_the_tag_team_misses_the_belts_reshuffle_only_if_the_draw_comes_first():
+    """Reading tag_order: discarded before the draw, the Tag Team is shuffled back into the draw
+    pile with the discard pile when the draw reveals the belt; discarded after it, it stays out."""
+    first = _turn_start_with_tag_team({})
+    assert not first["tag"][("p1",)] and first["pile"][("tagteam",)] + first["hand"][("p1", "tagteam")] == 1
+    after = _turn_start_with_tag_team({"tag_order": "draw_first"})
+    assert not after["tag"][("p1",)] and after["discard"][("tagteam",)] == 1 and after["pile"][("tagteam",)] == 0
