@@ -375,10 +375,10 @@ def coverage(exp: Exploration) -> Finding:
 COMPILED_PASSES_FROM = 20_000
 
 
-def compiled_passes(exp: Exploration) -> ModuleType | None:
-    """The compiled graph passes when they pay for this exploration, else None (the passes
-    below, in Python, are the reference and the fallback without numba)."""
-    if len(exp.states) < COMPILED_PASSES_FROM:
+def compiled_passes(states: int) -> ModuleType | None:
+    """The compiled graph passes when they pay for a graph of `states` nodes, else None (the
+    passes below, in Python, are the reference and the fallback without numba)."""
+    if states < COMPILED_PASSES_FROM:
         return None
     from checker.engines.native import unavailable_reason
 
@@ -402,7 +402,7 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
     graph = exp.graph
     assert graph is not None
     term = terminal_mask(exp)
-    passes = compiled_passes(exp)
+    passes = compiled_passes(len(exp.states))
     if passes is not None:
         import numpy as np
 
@@ -453,7 +453,7 @@ def can_end(exp: Exploration) -> Finding:
     graph = exp.graph
     assert graph is not None
     term = terminal_mask(exp)
-    passes = compiled_passes(exp)
+    passes = compiled_passes(len(exp.states))
     if passes is not None:
         import numpy as np
 
@@ -517,7 +517,7 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
             avoid[node] = 0 if target_fn(s) else 1
         except ModellingError as exc:
             return property_error(exp.path_to(node), exc)
-    passes = compiled_passes(exp)
+    passes = compiled_passes(len(exp.states))
     if passes is not None:
         import numpy as np
 

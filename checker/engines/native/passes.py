@@ -77,6 +77,17 @@ def leads_to(starts: np.ndarray, edges: np.ndarray, source: np.ndarray, target: 
     return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
 
 
+def longest_play(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, initial: list[int]) -> tuple[int | None, bool]:
+    """`checker.analysis.outcomes.longest_play`: (the most steps a play from an initial node
+    takes, whether some play never ends), from the termination pass."""
+    keep = (term == 0).astype(np.uint8)
+    members, bounds = runtime.tarjan(starts, edges, keep)
+    best, _, longest = runtime.termination_pass(starts, edges, members, bounds, np.zeros(1, np.int64))
+    if best >= 0:
+        return None, True
+    return (max(int(longest[n]) for n in initial) if initial else 0), False
+
+
 def can_end(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, path_to: Callable[[int], list[int]]) -> Finding:
     """`explicit.can_end`: the shallowest state (nodes are numbered breadth first) from which
     no terminal state can be reached."""
