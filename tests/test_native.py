@@ -21,6 +21,8 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
+from checker.analysis.outcomes import longest_play  # noqa: E402
+from checker.analysis.statespace import explore_space  # noqa: E402
 from checker.engines import explicit  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide  # noqa: E402
@@ -99,6 +101,67 @@ def test_native_agrees_on_random_models(case):
                 continue
             problems = compare(model, config, props)
             assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+def with_passes(threshold: int, fn, *args):
+    """`fn(*args)` with the compiled graph passes used from `threshold` states (0: always; a
+    huge one: never, the Python passes)."""
+    saved = explicit.COMPILED_PASSES_FROM
+    explicit.COMPILED_PASSES_FROM = threshold
+    try:
+        return fn(*args)
+    finally:
+        explicit.COMPILED_PASSES_FROM = saved
+
+
+def decided_both_ways(exp: explicit.Exploration, props, found) -> tuple[dict, dict]:
+    """The exploration's findings with the graph passes in Python, then compiled."""
+    return with_passes(1 << 62, explicit.decide, exp, props, found), with_passes(0, explicit.decide, exp, props, found)
+
+
+@settings(max_examples=4 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_compiled_passes_agree_on_the_python_engines_graphs(case):
+    """The compiled graph passes run on the Python engine's edge arrays (large graphs) give the
+    Python passes' findings: the same verdicts, lassos, paths, exits and wording, for
+    `terminates` (with and without `within`), `leads-to` and `can-end`; and the impact
+    analysis's longest play the same."""
+    model_yaml, props_yaml = case
+    props_yaml += "\n- {id: ends-reachable, kind: can-end}"
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+            _, props = bound_props(path)
+        except RulecheckError:
+            return  # the generator's model or properties do not check (a constant divided by zero)
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            exp, found = explicit.explore(CompiledModel(model, config), props, Budget(200_000, 120.0))
+            python, compiled = decided_both_ways(exp, props, found)
+            for prop in props:
+                assert (finding_key(python[prop.id]), python[prop.id].loop_exits) == (finding_key(compiled[prop.id]), compiled[prop.id].loop_exits), model_yaml + "\n" + props_yaml
+            space = explore_space(exp.compiled)
+            if space.complete:
+                assert with_passes(1 << 62, longest_play, space) == with_passes(0, longest_play, space), model_yaml
+
+
+def test_compiled_passes_find_the_python_passes_lasso_and_trap():
+    """A model whose plays can cycle and get trapped (`terminates` and `can-end` fail under one
+    reading): the compiled passes on the Python engine's graph agree with the Python passes
+    under every reading, the failing ones included."""
+    with open(os.path.join(HERE, "tests/impact/models/trap/trap.yaml"), encoding="utf-8") as handle:
+        text = handle.read()
+    with tempfile.TemporaryDirectory() as root:
+        model, props = bound_props(write_game(root, "trapped", text, "- {id: ends-reachable, kind: can-end}\n- {id: ends, kind: terminates}"))
+        statuses = set()
+        for config in configs(model):
+            exp, found = explicit.explore(CompiledModel(model, config), props, Budget(200_000, 120.0))
+            python, compiled = decided_both_ways(exp, props, found)
+            assert {k: finding_key(f) for k, f in python.items()} == {k: finding_key(f) for k, f in compiled.items()}
+            statuses |= {(k, f.status) for k, f in python.items()}
+        assert ("ends-reachable", "fails") in statuses and ("ends", "fails") in statuses
 
 
 def test_budget_and_wide_states_agree(monkeypatch):

@@ -121,6 +121,12 @@ def _reaches(space: StateSpace, goals: np.ndarray) -> np.ndarray:
 
 def longest_play(space: StateSpace) -> tuple[int | None, bool]:
     """(steps of the longest play from an initial state, whether some play never ends)."""
+    from checker.engines.explicit import compiled_passes
+
+    passes = compiled_passes(space.size) if space.expanded == space.size else None
+    if passes is not None:
+        starts, edges = passes.csr_arrays(space.starts, space.targets)
+        return passes.longest_play(starts, edges, np.frombuffer(space.terminal, np.uint8), space.initial_nodes())
     graph = space.graph()
     live = bytearray(0 if t else 1 for t in space.terminal)
     longest = [0] * space.size

@@ -15,6 +15,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from checker.engines.graph import (
     CSRGraph,
@@ -84,6 +85,7 @@ class Exploration:
     fired: bytearray = field(default_factory=bytearray)
     error: tuple[int, str] | None = None  # (state number, message) of a modelling error
     symmetry: Symmetry | None = None  # states are representatives of their classes under renaming
+    terminal: bytearray = field(default_factory=bytearray)  # per expanded node, 1 when its state is terminal (the graph passes read it)
 
     @property
     def depth(self) -> int:
@@ -154,6 +156,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     exp.graph = graph
     states, index, parent = exp.states, exp.index, exp.parent
     successors, terminal = compiled.successors, compiled.terminal
+    term_append = exp.terminal.append
     instances = compiled.instances
     forced = [inst.forced for inst in instances]
     after, fired = checks.after, exp.fired
@@ -229,6 +232,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                     on_progress(Progress(len(states), exp.transitions, len(exp.layer_ends) - 1, len(states) - i, now - started))
             s = states[i]
             if terminal(s):
+                term_append(1)
                 if graph is not None:
                     graph.close_node()
                 i += 1
@@ -238,6 +242,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             except ModellingError as exc:
                 exp.error = (i, exc.message)
                 break
+            term_append(0)
             if not moves:
                 if check_deadlock:
                     for prop in checks.deadlock:
@@ -364,12 +369,47 @@ def coverage(exp: Exploration) -> Finding:
     return Finding("fails", shape="list", detail=f"never fire: {', '.join(never)}", note=f"These actions never fire in any reachable state: {', '.join(never)}.")
 
 
+# The graph passes run compiled (`checker.engines.native.passes`, the same findings) on graphs
+# of at least this many states when numba is installed: below it, importing numba and loading
+# the compiled passes costs more than the Python passes take.
+COMPILED_PASSES_FROM = 20_000
+
+
+def compiled_passes(states: int) -> ModuleType | None:
+    """The compiled graph passes when they pay for a graph of `states` nodes, else None (the
+    passes below, in Python, are the reference and the fallback without numba)."""
+    if states < COMPILED_PASSES_FROM:
+        return None
+    from checker.engines.native import unavailable_reason
+
+    if unavailable_reason() is not None:
+        return None
+    from checker.engines.native import passes
+
+    return passes
+
+
+def terminal_mask(exp: Exploration) -> bytearray:
+    """Per node, 1 when its state is terminal: as the exploration recorded it when it expanded
+    every node, else asked of the compiled model."""
+    if len(exp.terminal) == len(exp.states):
+        return exp.terminal
+    terminal = exp.compiled.terminal
+    return bytearray(1 if terminal(s) else 0 for s in exp.states)
+
+
 def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
     graph = exp.graph
     assert graph is not None
-    terminal = exp.compiled.terminal
+    term = terminal_mask(exp)
+    passes = compiled_passes(len(exp.states))
+    if passes is not None:
+        import numpy as np
+
+        starts, edges = passes.csr_arrays(graph.starts, graph.edges)
+        return passes.terminates(starts, edges, np.frombuffer(term, np.uint8), exp.layer_ends, exp.path_to, prop.prop.within)
     states = exp.states
-    non_terminal = bytearray(0 if terminal(s) else 1 for s in states)
+    non_terminal = bytearray(1 - t for t in term)
     keep = non_terminal.__getitem__
     best: tuple[int, list[int]] | None = None
     acyclic = postorder_if_acyclic(graph, keep)
@@ -412,8 +452,14 @@ def can_end(exp: Exploration) -> Finding:
     of successors, none of them terminal (the evidence replays that closure in the interpreter)."""
     graph = exp.graph
     assert graph is not None
-    terminal = exp.compiled.terminal
-    ends = reaches(graph, [n for n, s in enumerate(exp.states) if terminal(s)])
+    term = terminal_mask(exp)
+    passes = compiled_passes(len(exp.states))
+    if passes is not None:
+        import numpy as np
+
+        starts, edges = passes.csr_arrays(graph.starts, graph.edges)
+        return passes.can_end(starts, edges, np.frombuffer(term, np.uint8), exp.path_to)
+    ends = reaches(graph, [n for n, t in enumerate(term) if t])
     trapped = next((n for n in range(len(exp.states)) if not ends[n]), None)
     if trapped is None:
         return Finding("holds")
@@ -471,6 +517,13 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
             avoid[node] = 0 if target_fn(s) else 1
         except ModellingError as exc:
             return property_error(exp.path_to(node), exc)
+    passes = compiled_passes(len(exp.states))
+    if passes is not None:
+        import numpy as np
+
+        starts, edges = passes.csr_arrays(graph.starts, graph.edges)
+        target = np.frombuffer(avoid, np.uint8) ^ 1
+        return passes.leads_to(starts, edges, np.frombuffer(sources, np.uint8), target, np.frombuffer(terminal_mask(exp), np.uint8), exp.path_to)
     keep = avoid.__getitem__
     bad = bytearray(len(states))  # can reach an end (dead end, terminal or cycle) avoiding the target
     ends = bytearray(len(states))  # an end itself

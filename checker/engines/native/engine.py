@@ -468,39 +468,16 @@ def _graph_arrays(exp: NativeExploration) -> tuple[np.ndarray, np.ndarray]:
 
 def terminates(exp: NativeExploration, prop: BoundProperty) -> Finding:
     """`explicit.terminates` with the component search and longest paths compiled."""
+    from checker.engines.native import passes
+
     starts, edges = _graph_arrays(exp)
-    keep = (exp.term == 0).astype(np.uint8)
-    members, bounds = _runtime().tarjan(starts, edges, keep)
-    layer_ends = np.array(exp.layer_ends, np.int64)
-    best, entry, longest = _runtime().termination_pass(starts, edges, members, bounds, layer_ends)
-    if best >= 0:
-        lo, hi = int(bounds[best]), int(bounds[best + 1])
-        inside = np.zeros(len(exp.states), np.uint8)
-        inside[members[lo:hi]] = 1
-        goal = np.zeros(len(exp.states), np.uint8)
-        goal[entry] = 1
-        cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, int(entry), goal, inside, False)]
-        prefix = exp.path_to(int(entry))
-        exits = bool(_runtime().has_exit(starts, edges, members, lo, hi, inside))
-        return Finding("fails", prefix + cycle[1:], shape="lasso", loop_start=len(prefix) - 1, loop_exits=exits)
-    initial = exp.layer_ends[0]
-    if not initial:
-        return Finding("holds", detail="no initial state")
-    within = prop.prop.within
-    first = longest[:initial]
-    if within is not None:
-        worst = int(np.argmax(first))
-        if longest[worst] > within:
-            path = [worst]
-            while len(path) <= within + 1:
-                succs = edges[starts[path[-1]] : starts[path[-1] + 1]]
-                path.append(int(succs[int(np.argmax(longest[succs]))]))
-            return Finding("fails", path, note=f"A play lasts longer than {within} steps (the longest lasts {int(longest[worst])}).")
-    return Finding("holds", detail=f"longest play: {int(first.max())} steps")
+    return passes.terminates(starts, edges, exp.term, exp.layer_ends, exp.path_to, prop.prop.within)
 
 
 def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
     """`explicit.leads_to` with the predicate sweep, components and searches compiled."""
+    from checker.engines.native import passes
+
     starts, edges = _graph_arrays(exp)
     n = len(exp.states)
     k = [p.id for p in exp.leads_props].index(prop.id)
@@ -510,38 +487,15 @@ def leads_to(exp: NativeExploration, prop: BoundProperty) -> Finding:
         exp.module.leads_masks(k, exp.rows, source, target, exp.rd)
     except RUNTIME_ERRORS:
         return explicit.leads_to(exp, prop)  # an expression that cannot be evaluated: the reference reports where
-    avoid = (target == 0).astype(np.uint8)
-    members, bounds = _runtime().tarjan(starts, edges, avoid)
-    bad, ends = _runtime().leads_to_pass(starts, edges, members, bounds, avoid)
-    candidates = np.flatnonzero((bad == 1) & (source == 1))
-    if candidates.size == 0:
-        return Finding("holds")
-    start = int(candidates[0])
-    prefix = exp.path_to(start)
-    allowed = (avoid & bad).astype(np.uint8)
-    tail = [int(x) for x in _runtime().shortest_path_within(starts, edges, start, ends, allowed, True)]
-    end = tail[-1]
-    path = prefix + tail[1:]
-    if starts[end + 1] == starts[end]:
-        reason = "the game ends" if exp.term[end] else "the game is stuck"
-        return Finding("fails", path, shape="path", note=f"From a state where `from` holds, {reason} without `to` ever holding.")
-    goal = np.zeros(n, np.uint8)
-    goal[end] = 1
-    cycle = [int(x) for x in _runtime().shortest_path_within(starts, edges, end, goal, allowed, False)]
-    return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
+    return passes.leads_to(starts, edges, source, target, exp.term, exp.path_to)
 
 
 def can_end(exp: NativeExploration, _prop: BoundProperty) -> Finding:
-    """`explicit.can_end` with the backward search compiled: the shallowest state (nodes are
-    numbered breadth first) from which no terminal state can be reached."""
+    """`explicit.can_end` with the backward search compiled."""
+    from checker.engines.native import passes
+
     starts, edges = _graph_arrays(exp)
-    ends = _runtime().can_reach(starts, edges, (exp.term != 0).astype(np.uint8))
-    trapped = np.flatnonzero(ends == 0)
-    if trapped.size == 0:
-        return Finding("holds")
-    node = int(trapped[0])
-    closed = int(_runtime().reachable_count(starts, edges, node))
-    return explicit.trapped_finding(exp.path_to(node), closed, bool(starts[node + 1] == starts[node]))
+    return passes.can_end(starts, edges, exp.term, exp.path_to)
 
 
 GRAPH_CHECKS = {"terminates": terminates, "leads-to": leads_to, "can-end": can_end}
