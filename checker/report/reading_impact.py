@@ -26,7 +26,8 @@ CACHE_DIR = ".rulecheck-cache"
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
-    "outcome-changing": "outcome-changing (changes who can win or the odds)",
+    "outcome-changing": "outcome-changing (changes who can win)",
+    "odds-shifting": "odds-shifting (the same outcomes, with other odds)",
     "rules-visible": "rules-visible (legal play differs, outcomes do not)",
     "moot": "moot (no difference in the model)",
 }
