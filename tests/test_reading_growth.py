@@ -44,6 +44,18 @@ def test_an_odds_only_option_is_rechecked_on_the_whole_analysis():
     assert check.words() == "survives with cards 1\u21922 (odds-shifting there)"
 
 
+def test_an_option_moot_only_with_the_small_deck_is_found_out():
+    """`pair=yes` is consulted only once two red cards are drawn, which one card never allows."""
+    impact = analyse_model(load_model(ODDS), Settings())
+    pair = impact.readings[1].options[0]
+    assert pair.classification == "moot" and pair.reasons == ["exhaustive: no reachable state of the 5 tells them apart"]
+    check = recheck_readings([impact], Settings())[("odds", "pair", "yes")]
+    assert (check.outcome, check.grown, check.moot) == (Outcome.VANISHES, "cards 1\u21922", True)
+    line = next(line for line in readings_section([load_model(ODDS)], [], [impact]) if line.startswith("- **moot"))
+    assert line.startswith("- **moot with the checked bounds only**: exhaustive: no reachable state of the 5 tells them apart; growth re-check: with cards 1\u21922 "
+                           "the readings part ways (After 2 steps legal under both, the enabled moves differ")
+
+
 def test_the_page_does_not_publish_a_vanishing_option_as_an_outcome_change():
     page = readings_section([load_model(LASTCARD)], [])
     opening = next(line for line in page if line.startswith("- ") and "claimed 0 \u2192 0.5" in line and "vanishes" in line)

@@ -17,7 +17,10 @@ What is re-checked is the evidence that makes the line's class, nothing more:
   `checker.analysis.evidence.decide`, which stops as soon as they are decided (a stuck state or
   an outcome is found when reached; only a "never" needs the whole space, and may overrun);
 - an odds-shifting line (and an outcome-changing one whose only evidence is a forced win): the
-  whole impact analysis of the default and of the option, which needs the whole space.
+  whole impact analysis of the default and of the option, which needs the whole space;
+- a line moot by exploration (no reachable state told the readings apart): the divergence
+  search again, which stops at the first play after which they part ways; one found makes the
+  line "moot with the checked bounds only" (a reading that matters once a deck is larger).
 
 Outcomes: **survives** (a differing verdict still differs, or the option is still odds-shifting
 or worse), **vanishes** (every verdict agrees, or the outcomes, their odds and the ending agree:
@@ -30,9 +33,10 @@ what is published does not depend on the machine: each exploration has the growt
 (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
 `max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
-re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states`. The cheap verdict
-re-checks of every model come first (smallest model first), the whole analyses after, so the
-allowance decides as many lines as it can. The outcomes are part of the Readings section,
+re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states`. The early-stopping
+re-checks of every model come first (the changes', then the moot lines'; every bound at once for
+all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
+decides as many lines as it can. The outcomes are part of the Readings section,
 which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
 
@@ -43,8 +47,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.analysis.classify import classify, most_severe
+from checker.analysis.divergence import find_divergence
 from checker.analysis.evidence import OUTCOME, Verdicts, decide, differing, says
-from checker.analysis.growth import GROWTH_FACTOR, MIN_STATES, SINGLES_ALLOWANCE, grow
+from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse
 from checker.analysis.statespace import explore_space
@@ -65,6 +70,7 @@ class ReadingGrowth:
     reason: str = ""  # why not re-checked
     classification: str = ""  # the option's class with the larger bounds
     evidence: str = ""  # the verdicts re-checked, as found with the larger bounds
+    moot: bool = False  # the re-check of a moot line: survives = still moot, vanishes = the readings part ways
 
     @property
     def artefact(self) -> bool:
@@ -72,6 +78,10 @@ class ReadingGrowth:
 
     def words(self) -> str:
         """The clause the page adds to the option's line."""
+        if self.moot and self.outcome == Outcome.SURVIVES:
+            return f"still moot with {self.grown} ({self.evidence})"
+        if self.moot and self.outcome == Outcome.VANISHES:
+            return f"with {self.grown} the readings part ways ({self.evidence}): moot only because the bounds are small"
         if self.outcome == Outcome.SURVIVES:
             return f"survives with {self.grown} ({self.evidence or self.classification + ' there'})"
         if self.outcome == Outcome.VANISHES:
@@ -141,7 +151,8 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     game's models, by (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
-    verdict_lines: list[tuple[_ModelRuns, OptionImpact, Run]] = []
+    cheap: list[tuple[_ModelRuns, OptionImpact, Run]] = []  # the lines decided by early-stopping searches
+    moot: list[tuple[_ModelRuns, OptionImpact, Run]] = []
     whole: list[tuple[_ModelRuns, list[OptionImpact]]] = []
     # The smallest models first, and the cheap verdict re-checks of every model before any whole
     # analysis, every bound at once before one at a time: so the allowance decides as many lines
@@ -154,12 +165,15 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
         for option in severe:
             names = evidence.get((option.reading, option.option))
             if names:
-                verdict_lines.append((runs, option, _memo(_verdict_run(runs, option, names))))
+                cheap.append((runs, option, _memo(_verdict_run(runs, option, names))))
             else:
                 rest.append(option)
         whole.append((runs, rest))
-    decided = [_recheck(runs, option, run, False) for runs, option, run in verdict_lines]
-    for number, (runs, option, run) in enumerate(verdict_lines):
+        moot += [(runs, o, _memo(_moot_run(runs, o))) for r in mi.readings for o in r.options
+                 if o.classification == "moot" and o.divergence is not None and o.divergence.complete]
+    cheap += moot  # after the changes: a change published in error costs a designer more than a missed one
+    decided = [_recheck(runs, option, run, False) for runs, option, run in cheap]
+    for number, (runs, option, run) in enumerate(cheap):
         if decided[number].outcome == Outcome.NOT_RECHECKED:
             decided[number] = _recheck(runs, option, run)
         out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
@@ -207,7 +221,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=NO_BOUND)
     if not growth.grown:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="every bound is at the top of its declared range or left out")
-    if not _exact(mi, option):
+    if option.classification != "moot" and not _exact(mi, option):
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="the analysis with the checked bounds is already an estimate (over its state budget)")
     first = run(", ".join(growth.grown), growth.constants)
     if first.outcome != Outcome.NOT_RECHECKED or len(growth.singles) < 2 or not one_at_a_time:
@@ -217,7 +231,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     for label, constants in growth.singles:
         single = run(label, constants)
         if single.outcome == Outcome.VANISHES:
-            return ReadingGrowth(Outcome.VANISHES, f"{label} alone", classification=single.classification, evidence=single.evidence)
+            return ReadingGrowth(Outcome.VANISHES, f"{label} alone", classification=single.classification, evidence=single.evidence, moot=single.moot)
         if single.outcome == Outcome.SURVIVES:
             survived.append(single)
         else:
@@ -225,7 +239,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     if len(survived) == len(growth.singles):
         each = ", ".join(label for label, _ in growth.singles)
         return ReadingGrowth(Outcome.SURVIVES, f"each bound one step larger on its own ({each})", classification=most_severe([s.classification for s in survived]),
-                             evidence=survived[0].evidence if len({s.evidence for s in survived}) == 1 else "")
+                             evidence=survived[0].evidence if len({s.evidence for s in survived}) == 1 else "", moot=survived[0].moot)
     others = "; ".join(f"{', '.join(labels)}: {reason}" for reason, labels in why.items())
     if not survived and set(why) == {first.reason}:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
@@ -262,6 +276,30 @@ def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Ru
                 return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({verdicts.states:,} states against {checked:,})")
         agree = "; ".join(says(n, bool(base.get(n))) for n in names)
         return ReadingGrowth(Outcome.VANISHES, label, classification=option.classification, evidence=f"under both readings {agree}")
+
+    return run
+
+
+def _moot_run(runs: _ModelRuns, option: OptionImpact) -> Run:
+    """A run searching the larger game for a divergence of a moot option from the default (it
+    stops at the first: a play after which the readings part ways)."""
+    mi = runs.mi
+    checked = option.divergence
+    assert checked is not None
+
+    def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
+        if runs.allowance.left <= 0:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT, moot=True)
+        found = find_divergence(mi.model, Config(constants, mi.baseline.readings), Config(constants, option.config.readings),
+                                runs.verdict_budget(checked.states), GROWTH_TIMEOUT)
+        runs.allowance.spend(found.states)
+        if found.found:
+            return ReadingGrowth(Outcome.VANISHES, label, classification="moot", evidence=found.summary.rstrip("."), moot=True)
+        if not found.complete:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the search for a divergence stopped at {found.stopped_by}", moot=True)
+        if found.states < checked.states:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({found.states:,} states against {checked.states:,})", moot=True)
+        return ReadingGrowth(Outcome.SURVIVES, label, classification="moot", evidence=found.bound, moot=True)
 
     return run
 
