@@ -33,9 +33,10 @@ what is published does not depend on the machine: each exploration has the growt
 (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
 `max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
-re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states`. The early-stopping
-re-checks of every model come first (the changes', then the moot lines'; every bound at once for
-all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
+re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` (the moot lines'
+searches, `MOOT_ALLOWANCE` times, apart). The early-stopping
+re-checks of every model come first (the changes', game-breaking first, then the moot lines';
+each group every bound at once for all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
 decides as many lines as it can. The outcomes are part of the Readings section,
 which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
@@ -46,7 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.analysis.classify import classify, most_severe
+from checker.analysis.classify import ORDER, classify, most_severe
 from checker.analysis.divergence import find_divergence
 from checker.analysis.evidence import OUTCOME, Verdicts, decide, differing, says
 from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
@@ -58,6 +59,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
 
 SPENT = "the game's allowance of states is spent"
+MOOT_ALLOWANCE = 1  # the moot lines' searches together explore at most this many times `max_states`, apart from the changes' allowance
 SEVERE = ("game-breaking", "outcome-changing", "odds-shifting")  # the classes by which a line claims the rules' outcomes change
 
 
@@ -150,6 +152,7 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     """The re-check of every game-breaking, outcome-changing or odds-shifting option of one
     game's models, by (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
+    moot_allowance = _Allowance(MOOT_ALLOWANCE * settings.max_states)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
     cheap: list[tuple[_ModelRuns, OptionImpact, Run]] = []  # the lines decided by early-stopping searches
     moot: list[tuple[_ModelRuns, OptionImpact, Run]] = []
@@ -169,14 +172,18 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
             else:
                 rest.append(option)
         whole.append((runs, rest))
-        moot += [(runs, o, _memo(_moot_run(runs, o))) for r in mi.readings for o in r.options
+        moot += [(runs, o, _memo(_moot_run(runs, o, moot_allowance))) for r in mi.readings for o in r.options
                  if o.classification == "moot" and o.divergence is not None and o.divergence.complete]
-    cheap += moot  # after the changes: a change published in error costs a designer more than a missed one
-    decided = [_recheck(runs, option, run, False) for runs, option, run in cheap]
-    for number, (runs, option, run) in enumerate(cheap):
-        if decided[number].outcome == Outcome.NOT_RECHECKED:
-            decided[number] = _recheck(runs, option, run)
-        out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
+    # The changes before the moot lines (a change published in error costs a designer more than a
+    # missed one), the game-breaking first; all of them with every bound at once before any one
+    # bound at a time.
+    cheap.sort(key=lambda line: ORDER.index(line[1].classification))
+    for lines in (cheap, moot):
+        decided = [_recheck(runs, option, run, False) for runs, option, run in lines]
+        for number, (runs, option, run) in enumerate(lines):
+            if decided[number].outcome == Outcome.NOT_RECHECKED:
+                decided[number] = _recheck(runs, option, run)
+            out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
     for runs, rest in whole:
         if not rest:
             continue
@@ -280,19 +287,22 @@ def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Ru
     return run
 
 
-def _moot_run(runs: _ModelRuns, option: OptionImpact) -> Run:
+def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> Run:
     """A run searching the larger game for a divergence of a moot option from the default (it
-    stops at the first: a play after which the readings part ways)."""
+    stops at the first: a play after which the readings part ways). A found one is worth more
+    than "still moot", which needs the whole larger game, so the search gets the checked search's
+    size (at least `MIN_STATES`), not four times it, and an allowance of its own: the moot lines
+    neither starve the changes' re-checks nor are starved by them."""
     mi = runs.mi
     checked = option.divergence
     assert checked is not None
 
     def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
-        if runs.allowance.left <= 0:
+        if allowance.left <= 0:
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT, moot=True)
         found = find_divergence(mi.model, Config(constants, mi.baseline.readings), Config(constants, option.config.readings),
-                                runs.verdict_budget(checked.states), GROWTH_TIMEOUT)
-        runs.allowance.spend(found.states)
+                                min(runs.max_states, max(MIN_STATES, checked.states)), GROWTH_TIMEOUT)
+        allowance.spend(found.states)
         if found.found:
             return ReadingGrowth(Outcome.VANISHES, label, classification="moot", evidence=found.summary.rstrip("."), moot=True)
         if not found.complete:
