@@ -34,7 +34,7 @@ def test_a_reachable_outcome_stops_the_search_where_it_is_found():
     assert never.get(OUTCOME + "claimed") is False and never.complete and never.states == explore_space(compiled(LASTCARD, {"cards": 4})).size
     # ... and undecided, saying why, when the budget stops it first
     short = decide(compiled(LASTCARD, {"cards": 4}), [OUTCOME + "claimed"], 3)
-    assert short.get(OUTCOME + "claimed") is None and short.stopped_by == "its budget of 3 states"
+    assert short.get(OUTCOME + "claimed") is None and short.stopped_by == "past its budget of 3 states"
 
 
 def test_the_ending_verdicts_agree_with_the_whole_analysis():

@@ -116,13 +116,13 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int) -> Verdi
             try:
                 moves = successors(s)
             except ModellingError as exc:
-                stopped_by = f"a modelling error ({exc.message})"
+                stopped_by = f"at a modelling error ({exc.message})"
                 break
             if not moves:
                 ends[i] = 2
                 stuck = True
             elif len(states) + len(moves) > max_states and any(t not in index for _, t in moves):
-                stopped_by = f"its budget of {max_states:,} states"
+                stopped_by = f"past its budget of {max_states:,} states"
                 break
             for _, t in moves:
                 node = index.get(t)

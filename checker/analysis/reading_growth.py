@@ -273,11 +273,8 @@ def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Ru
             cls = "outcome-changing" if all(n.startswith(OUTCOME) for n in still) else "game-breaking"
             contrast = "; ".join(f"the default: {says(n, bool(base.get(n)))}, the option: {says(n, bool(alt.get(n)))}" for n in still)
             return ReadingGrowth(Outcome.SURVIVES, label, classification=cls, evidence=contrast)
-        open_ = [(side, n, v) for side, v in (("default", base), ("option", alt)) for n in names if v.get(n) is None]
-        if open_:
-            known = "; ".join(f"the {side}: {says(n, bool(v.get(n)))}" for side, v in (("default", base), ("option", alt)) for n in names if v.get(n) is not None)
-            stopped = "; ".join(dict.fromkeys(f"the {side}'s stopped at {v.stopped_by}" for side, _, v in open_))
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"{known + '; ' if known else ''}undecided: {stopped}")
+        if any(v.get(n) is None for v in (base, alt) for n in names):
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, "; ".join(_side(side, v, names) for side, v in (("default", base), ("option", alt))))
         for verdicts, checked in ((base, mi.impact.states), (alt, option.impact.states)):
             if verdicts.complete and verdicts.states < checked:
                 return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({verdicts.states:,} states against {checked:,})")
@@ -285,6 +282,14 @@ def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Ru
         return ReadingGrowth(Outcome.VANISHES, label, classification=option.classification, evidence=f"under both readings {agree}")
 
     return run
+
+
+def _side(side: str, verdicts: Verdicts, names: list[str]) -> str:
+    """What one side's exploration decided, briefly: "the option: X is reachable", "the default:
+    undecided past its budget of 254,696 states"."""
+    known = [says(n, bool(verdicts.get(n))) for n in names if verdicts.get(n) is not None]
+    undecided = [f"undecided {verdicts.stopped_by}"] if len(known) < len(names) else []
+    return f"the {side}: {', '.join(known + undecided)}"
 
 
 def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> Run:
