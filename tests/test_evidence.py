@@ -46,3 +46,13 @@ def test_the_ending_verdicts_agree_with_the_whole_analysis():
     climb, stuck = (analyse(explore_space(compiled(TRAP, pit=p))) for p in ("climb", "stuck"))
     assert differing(climb, stuck) == [CAN_END, ENDS_SURELY]
     assert says(CAN_END, False) == "the game cannot always still end" and says(OUTCOME + "claimed", True) == "claimed is reachable"
+
+
+def test_at_least_keeps_exploring_to_tell_a_smaller_game():
+    """A verdict decided early says nothing of the game's size; `at_least` explores on until that
+    many states are found (the re-check's guard against a larger game that is smaller)."""
+    game = compiled(LASTCARD, {"cards": 4}, claim="last")
+    whole = explore_space(game).size
+    sized = decide(game, [OUTCOME + "claimed"], 1000, at_least=whole + 1)
+    assert sized.get(OUTCOME + "claimed") is True and sized.complete and sized.states == whole
+    assert decide(game, [], whole - 1, at_least=whole - 1).states == whole - 1

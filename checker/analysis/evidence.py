@@ -76,9 +76,11 @@ class Verdicts:
         return self.values.get(name)
 
 
-def decide(compiled: CompiledModel, wanted: list[str], max_states: int) -> Verdicts:
+def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
     """The `wanted` verdicts of one configuration: breadth first, stopping when every one is
-    decided, when the next state would pass `max_states`, or at a modelling error."""
+    decided and `at_least` states are found (or the space is), when the next state would pass
+    `max_states`, or at a modelling error. `at_least` tells a larger game that is smaller than
+    the checked one (a bound whose growth breaks the deal, say) from one that is not."""
     outcome_of = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
     successors, terminal = compiled.successors, compiled.terminal
     index: dict[int, int] = {}
@@ -129,7 +131,7 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int) -> Verdi
                 graph.edges.append(add(t) if node is None else node)
             graph.close_node()
         i += 1
-        if wanted and settled():
+        if (wanted or at_least) and len(states) >= at_least and settled():
             break
     complete = i == len(states) and not stopped_by  # every found state expanded
     values: dict[str, bool | None] = {}

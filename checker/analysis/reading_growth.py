@@ -123,6 +123,14 @@ class _ModelRuns:
         self.allowance.spend(space.states)
         return space
 
+    def smaller(self, readings: dict[str, str], constants: dict[str, Any], checked: int, allowance: _Allowance) -> int | None:
+        """The size of a larger game that is smaller than the checked one's `checked` states
+        (None: it is not): explored only up to `checked` states. A verdict found early in a
+        game that growing a bound broke (a deal that no longer fits, say) says nothing."""
+        size = decide(CompiledModel(self.mi.model, Config(constants, readings)), [], checked, at_least=checked)
+        allowance.spend(size.states)
+        return size.states if size.complete and size.states < checked else None
+
     def default_verdict(self, label: str, constants: dict[str, Any], wanted: list[str]) -> Verdicts | None:
         """The default's verdicts, shared by the lines that want the same ones (a line wanting
         only an outcome the default reaches early does not pay for another's whole space)."""
@@ -275,9 +283,12 @@ def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Ru
             return ReadingGrowth(Outcome.SURVIVES, label, classification=cls, evidence=contrast)
         if any(v.get(n) is None for v in (base, alt) for n in names):
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, "; ".join(_side(side, v, names) for side, v in (("default", base), ("option", alt))))
-        for verdicts, checked in ((base, mi.impact.states), (alt, option.impact.states)):
-            if verdicts.complete and verdicts.states < checked:
-                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({verdicts.states:,} states against {checked:,})")
+        for verdicts, readings, checked in ((base, mi.baseline.readings, mi.impact.states), (alt, option.config.readings, option.impact.states)):
+            size = verdicts.states if verdicts.complete and verdicts.states < checked else None
+            if not verdicts.complete and verdicts.states < checked:
+                size = runs.smaller(readings, constants, checked, runs.allowance)
+            if size is not None:
+                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {checked:,})")
         agree = "; ".join(says(n, bool(base.get(n))) for n in names)
         return ReadingGrowth(Outcome.VANISHES, label, classification=option.classification, evidence=f"under both readings {agree}")
 
@@ -309,9 +320,13 @@ def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> 
                                 min(runs.max_states, max(MIN_STATES, checked.states)), GROWTH_TIMEOUT)
         allowance.spend(found.states)
         if found.found:
+            size = runs.smaller(mi.baseline.readings, constants, checked.states, allowance)
+            if size is not None:
+                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {checked.states:,})", moot=True)
             return ReadingGrowth(Outcome.VANISHES, label, classification="moot", evidence=found.summary.rstrip("."), moot=True)
         if not found.complete:
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the search for a divergence stopped at {found.stopped_by}", moot=True)
+            stopped = f"no divergence in its first {found.states:,} states" if found.stopped_by.startswith("state budget") else f"the search stopped: {found.stopped_by}"
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, stopped, moot=True)
         if found.states < checked.states:
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({found.states:,} states against {checked.states:,})", moot=True)
         return ReadingGrowth(Outcome.SURVIVES, label, classification="moot", evidence=found.bound, moot=True)
