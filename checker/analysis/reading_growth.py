@@ -34,7 +34,7 @@ what is published does not depend on the machine: each exploration has the growt
 `max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
 re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` (the moot lines'
-searches, `MOOT_ALLOWANCE` times, apart). The early-stopping
+searches a quarter of `max_states`, apart; every bound at once only). The early-stopping
 re-checks of every model come first (the changes', game-breaking first, then the moot lines';
 each group every bound at once for all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
 decides as many lines as it can. The outcomes are part of the Readings section,
@@ -59,7 +59,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
 
 SPENT = "the game's allowance of states is spent"
-MOOT_ALLOWANCE = 1  # the moot lines' searches together explore at most this many times `max_states`, apart from the changes' allowance
+MOOT_SHARE = 4  # the moot lines' searches together explore at most `max_states` / MOOT_SHARE states, apart from the changes' allowance
 SEVERE = ("game-breaking", "outcome-changing", "odds-shifting")  # the classes by which a line claims the rules' outcomes change
 
 
@@ -160,7 +160,7 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     """The re-check of every game-breaking, outcome-changing or odds-shifting option of one
     game's models, by (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
-    moot_allowance = _Allowance(MOOT_ALLOWANCE * settings.max_states)
+    moot_allowance = _Allowance(settings.max_states // MOOT_SHARE)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
     cheap: list[tuple[_ModelRuns, OptionImpact, Run]] = []  # the lines decided by early-stopping searches
     moot: list[tuple[_ModelRuns, OptionImpact, Run]] = []
@@ -186,10 +186,10 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     # missed one), the game-breaking first; all of them with every bound at once before any one
     # bound at a time.
     cheap.sort(key=lambda line: ORDER.index(line[1].classification))
-    for lines in (cheap, moot):
+    for lines, one_at_a_time in ((cheap, True), (moot, False)):  # a moot line's search is a stretch: every bound at once only
         decided = [_recheck(runs, option, run, False) for runs, option, run in lines]
         for number, (runs, option, run) in enumerate(lines):
-            if decided[number].outcome == Outcome.NOT_RECHECKED:
+            if decided[number].outcome == Outcome.NOT_RECHECKED and one_at_a_time:
                 decided[number] = _recheck(runs, option, run)
             out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
     for runs, rest in whole:
