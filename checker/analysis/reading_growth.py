@@ -170,7 +170,7 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     # as it can (the page keeps its own order).
     for mi in sorted(impacts, key=lambda m: (m.impact.states, m.model.id)):
         severe = [o for r in mi.readings for o in r.options if o.classification in SEVERE]
-        evidence = {(o.reading, o.option): differing(mi.impact, o.impact) for o in severe if _exact(mi, o)}
+        evidence = {(o.reading, o.option): differing(mi.impact, o.impact) for o in severe if o.impact is not None and _exact(mi, o)}
         runs = _ModelRuns(mi, allowance, settings.max_states)
         rest = []
         for option in severe:
