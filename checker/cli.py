@@ -367,7 +367,7 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
     For every reading option other than the default: the shortest play legal under both after
     which they differ, the reachable outcomes, can-end, longest game, outcome probabilities
     (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
-    sides, and the class: game-breaking, outcome-changing, rules-visible or moot."""
+    sides, and the class: game-breaking, outcome-changing, odds-shifting, rules-visible or moot."""
     from checker.analysis.impact import Settings, analyse_model
     from checker.report.impact_json import impacts_json
     from checker.report.reading_impact import readings_section

@@ -44,6 +44,16 @@ class SingleGrowth:
         return cls(str(doc["grown"]), Outcome(doc["outcome"]), str(doc["reason"]), int(doc["states"]))
 
 
+def _short(reason: str) -> str:
+    """A run's reason without the detail a designer does not act on: "over the budget of 201,100
+    states" for "state budget of 201,100 reached; explored to depth 41"."""
+    if reason.startswith("state budget of ") and " reached" in reason:
+        return f"over the budget of {reason[len('state budget of '):reason.index(' reached')]} states"
+    if reason.startswith("it holds, but in a smaller game"):
+        return "it holds, but in a smaller game, which says nothing about the finding"
+    return reason
+
+
 @dataclass(frozen=True)
 class GrowthCheck:
     """One finding re-checked on its representative failure (variant, property, readings).
@@ -100,8 +110,25 @@ class GrowthCheck:
         if self.outcome == Outcome.SURVIVES:
             each = ", ".join(s.grown for s in self.singles)
             return f"survives: {where} still fails with each bound one step larger on its own ({each}){at_max} ({at_once})"
+        held = [s for s in self.singles if s.outcome == Outcome.SURVIVES]
+        if held:
+            return self._partly_words(where, at_max, held)
         tried = "; ".join(s.words() for s in self.singles)
         return f"not re-checked: {where}{at_max}: {at_once}; one bound at a time: {tried}"
+
+    def _partly_words(self, where: str, at_max: str, held: list[SingleGrowth]) -> str:
+        """No growth made the finding vanish, some kept it, the others established nothing: a
+        headline of its own, apart from surviving every growth, with the others' reasons short
+        (the bounds by name, grouped by why)."""
+        why: dict[str, list[str]] = {}
+        for single in self.singles:
+            if single.outcome != Outcome.SURVIVES:
+                why.setdefault(_short(single.reason), []).append(single.grown)
+        why.setdefault(_short(self.reason), []).append("every bound at once")
+        others = "; ".join(f"{', '.join(grown)}: {reason}" for reason, grown in why.items())
+        kept = ", ".join(s.grown for s in held)
+        return (f"survives each one-bound growth that was decided ({len(held)} of {len(self.singles)}; not a re-check of every bound): "
+                f"{where} still fails with {kept}{at_max}; not decided: {others}")
 
     def to_json(self) -> dict[str, Any]:
         return {"finding": self.finding, "outcome": str(self.outcome), "variant": self.variant, "property": self.prop,

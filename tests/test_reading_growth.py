@@ -1,8 +1,10 @@
-"""The growth re-check of the Readings section: an outcome-changing option re-analysed with the
+"""The growth re-check of the Readings section: an option's evidence re-checked with the
 model's marked bounds one step larger (`checker.analysis.reading_growth`).
 
-The toy `lastcard` game marks its deck size as a bound: `claim=opening` changes the outcomes only
-with a one-card deck (it vanishes with two), `claim=last` with any deck (it survives).
+The toy `lastcard` game marks its deck size as a bound: `claim=opening` changes who can win only
+with a one-card deck (it vanishes with two), `claim=last` with any deck (it survives); only the
+reachability of `claimed` is re-checked for them. The toy `odds` game's `shade=dark` moves the
+odds only, so its whole impact analysis is re-checked.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from checker.report.reading_impact import readings_section
 MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
 LASTCARD = os.path.join(MODELS, "lastcard", "lastcard.yaml")
 COIN = os.path.join(MODELS, "coin", "coin.yaml")
+ODDS = os.path.join(MODELS, "odds", "odds.yaml")
 
 
 def test_an_option_that_needs_the_small_deck_vanishes_and_one_that_does_not_survives():
@@ -27,6 +30,30 @@ def test_an_option_that_needs_the_small_deck_vanishes_and_one_that_does_not_surv
     opening, last = checks[("lastcard", "claim", "opening")], checks[("lastcard", "claim", "last")]
     assert (opening.outcome, opening.grown) == (Outcome.VANISHES, "cards 1\u21922") and opening.artefact
     assert (last.outcome, last.grown, last.classification) == (Outcome.SURVIVES, "cards 1\u21922", "outcome-changing")
+    assert last.evidence == "the default: claimed is unreachable, the option: claimed is reachable"
+    assert opening.evidence == "under both readings claimed is unreachable"
+
+
+def test_an_odds_only_option_is_rechecked_on_the_whole_analysis():
+    impact = analyse_model(load_model(ODDS), Settings())
+    dark = impact.readings[0].options[0]
+    assert dark.classification == "odds-shifting"
+    assert dark.reasons == ["outcome odds change (largest shift 17 percentage points (some_red)): all_black 0.5 \u2192 0.6667, some_red 0.5 \u2192 0.3333"]
+    check = recheck_readings([impact], Settings())[("odds", "shade", "dark")]
+    assert (check.outcome, check.grown, check.classification) == (Outcome.SURVIVES, "cards 1\u21922", "odds-shifting")
+    assert check.words() == "survives with cards 1\u21922 (odds-shifting there)"
+
+
+def test_an_option_moot_only_with_the_small_deck_is_found_out():
+    """`pair=yes` is consulted only once two red cards are drawn, which one card never allows."""
+    impact = analyse_model(load_model(ODDS), Settings())
+    pair = impact.readings[1].options[0]
+    assert pair.classification == "moot" and pair.reasons == ["exhaustive: no reachable state of the 5 tells them apart"]
+    check = recheck_readings([impact], Settings())[("odds", "pair", "yes")]
+    assert (check.outcome, check.grown, check.moot) == (Outcome.VANISHES, "cards 1\u21922", True)
+    line = next(line for line in readings_section([load_model(ODDS)], [], [impact]) if line.startswith("- **moot"))
+    assert line.startswith("- **moot with the checked bounds only**: exhaustive: no reachable state of the 5 tells them apart; growth re-check: with cards 1\u21922 "
+                           "the readings part ways (After 2 steps legal under both, the enabled moves differ")
 
 
 def test_the_page_does_not_publish_a_vanishing_option_as_an_outcome_change():
@@ -35,8 +62,8 @@ def test_the_page_does_not_publish_a_vanishing_option_as_an_outcome_change():
     assert opening.startswith("- **bound artefact (outcome-changing with the checked bounds only)**")
     assert "growth re-check: vanishes with cards 1\u21922" in opening
     last = next(line for line in page if line.startswith("- ") and "survives" in line)
-    assert last.startswith("- **outcome-changing (changes who can win or the odds)**")
-    assert sum("**outcome-changing (changes who can win or the odds)**" in line for line in page) == 1
+    assert last.startswith("- **outcome-changing (changes who can win)**")
+    assert sum("**outcome-changing (changes who can win)**" in line for line in page) == 1
     assert page == readings_section([load_model(LASTCARD)], [])  # the same bytes again
 
 
@@ -44,18 +71,19 @@ def test_lines_that_cannot_be_rechecked_say_why():
     coin = readings_section([load_model(COIN)], [])
     changed = [line for line in coin if line.startswith("- **outcome-changing")]
     assert changed and all(f"growth re-check: not re-checked ({NO_BOUND})" in line for line in changed)
-    # a budget that cannot hold 4 times the checked analysis (4 states): not explored at all
+    # a budget that cannot hold 4 times the checked analysis (5 states): the odds are not re-checked
+    impact = analyse_model(load_model(ODDS), Settings(max_states=15))
+    check = recheck_readings([impact], Settings(max_states=15))[("odds", "shade", "dark")]
+    assert check.words() == "not re-checked (the odds need the whole larger game, over 4 times the checked 5 states: past the state budget of 15)"
+    # the verdicts of `lastcard` need no whole analysis: the same budget decides them
     impact = analyse_model(load_model(LASTCARD), Settings(max_states=15))
-    checks = recheck_readings([impact], Settings(max_states=15))
-    assert {c.outcome for c in checks.values()} == {Outcome.NOT_RECHECKED}
-    assert checks[("lastcard", "claim", "last")].words() == (
-        "not re-checked (the checked analysis (4 states) leaves the larger one less than 4 times its size within the analysis's state budget of 15)")
+    assert {c.outcome for c in recheck_readings([impact], Settings(max_states=15)).values()} == {Outcome.VANISHES, Outcome.SURVIVES}
 
 
 def test_the_allowance_stops_the_rechecks_of_one_game():
     """One game's re-checks share SINGLES_ALLOWANCE x max_states states (64 here; one pass over
-    the model explores 13: the larger default 4, the options 4 and 5): past it, lines are not run,
-    and say so."""
+    the model explores 12: the larger default 4 and each option 4, to see whether `claimed` is
+    reachable): past it, lines are not run, and say so."""
     impact = analyse_model(load_model(LASTCARD), Settings(max_states=16))
     assert recheck_readings([impact] * 5, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
     spent = recheck_readings([impact] * 6, Settings(max_states=16))  # the sixth pass finds the allowance spent

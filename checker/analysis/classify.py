@@ -2,9 +2,11 @@
 
 - game-breaking: it changes whether the game can always still end, whether it can get stuck
   (a state where no rule applies), or whether it ends with probability 1;
-- outcome-changing: it changes the reachable outcomes, their probabilities under the stated
-  policy (including the probability of never ending, when both are above 0), or which side can
-  force a win;
+- outcome-changing: it changes who can win: the reachable outcomes, or which side can force a
+  win;
+- odds-shifting: only the outcomes' probabilities under the stated policy move (including the
+  probability of never ending, when both are above 0); the reasons name the largest shift, so a
+  shift in the fourth decimal is not mistaken for a change of who can win;
 - rules-visible: legal play differs somewhere (there is a divergence scenario) but none of the
   above changes; a change of the longest game alone is reported here;
 - moot: no reachable position tells the two apart, within the bound stated.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from checker.analysis.divergence import Divergence
 from checker.analysis.outcomes import NEVER, Impact
 
-ORDER = ("game-breaking", "outcome-changing", "rules-visible", "moot")
+ORDER = ("game-breaking", "outcome-changing", "odds-shifting", "rules-visible", "moot")
 TOLERANCE = 1e-9
 
 
@@ -51,13 +53,14 @@ def classify(divergence: Divergence, base: Impact | None, alt: Impact | None, un
         lost = sorted(set(base.outcomes) - set(alt.outcomes))
         parts = ([f"gains {', '.join(gained)}"] if gained else []) + ([f"loses {', '.join(lost)}"] if lost else [])
         changing.append("reachable outcomes change: " + ", ".join(parts))
-    shifts = _shifts(base.probabilities or {}, alt.probabilities or {})
-    if shifts:
-        changing.append("outcome odds change: " + ", ".join(shifts))
     if [(f.side, f.chance_adversarial, f.chance_cooperative) for f in base.forced] != [(f.side, f.chance_adversarial, f.chance_cooperative) for f in alt.forced]:
         changing.append("which side can force a win changes")
+    shifts = _shifts(base.probabilities or {}, alt.probabilities or {})
+    odds = [f"outcome odds change (largest shift {_largest(base.probabilities or {}, alt.probabilities or {})}): " + ", ".join(shifts)] if shifts else []
     if changing:
-        return "outcome-changing", changing
+        return "outcome-changing", changing + odds
+    if odds:
+        return "odds-shifting", odds
     reasons = [divergence.summary]
     if (base.longest, base.endless) != (alt.longest, alt.endless):
         reasons.append(f"the longest game changes from {_length(base)} to {_length(alt)}")
@@ -71,6 +74,12 @@ def _shifts(base: dict[str, float], alt: dict[str, float]) -> list[str]:
         if abs(a - b) > TOLERANCE:
             out.append(f"{name} {_pair(a, b)}")
     return out
+
+
+def _largest(base: dict[str, float], alt: dict[str, float]) -> str:
+    """The largest move of one outcome's probability: "0.04 percentage points (true_draw)"."""
+    size, name = max((abs(base.get(n, 0.0) - alt.get(n, 0.0)), n) for n in set(base) | set(alt))
+    return f"{100 * size:.2g} percentage points ({name})"
 
 
 def _pair(a: float, b: float) -> str:
@@ -99,5 +108,5 @@ def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
         if hi_a < lo_b or hi_b < lo_a:
             separated.append(f"{name} [{lo_a:.3f}, {hi_a:.3f}] \u2192 [{lo_b:.3f}, {hi_b:.3f}]")
     if separated:
-        return "outcome-changing", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
+        return "odds-shifting", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
     return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]

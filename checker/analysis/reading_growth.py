@@ -2,41 +2,55 @@
 when the decks, hands and piles grow by one?
 
 The Readings section of an errata page classes each reading option against the default
-(`checker.analysis.impact`); an option classed outcome-changing or game-breaking there is a
-claim about the rules, and, like a finding, it may be an artefact of the small bounds the model
-checks. So each such line is re-checked as findings are (`checker.analysis.growth`): the impact
-of the default and of the option is computed again with every constant marked `bound: true`
-one step larger at once (`grow`), and, when that overruns its budget, with each bound larger on
-its own, stopping at the first that makes the change vanish. The divergence scenario is not
-searched again: only the impacts decide the class, and a found divergence is what made the
-line a change in the first place.
+(`checker.analysis.impact`); an option classed game-breaking, outcome-changing or odds-shifting
+there is a claim about the rules, and, like a finding, it may be an artefact of the small bounds
+the model checks. So each such line is re-checked as findings are (`checker.analysis.growth`):
+first with every constant marked `bound: true` one step larger at once (`grow`), and, when that
+establishes nothing, with each bound larger on its own, stopping at the first that makes the
+change vanish.
 
-Outcomes: **survives** (the option is still outcome-changing or game-breaking with the larger
-bounds), **vanishes** (with the larger bounds it changes no outcome: a bound artefact, which the
-page does not publish as an outcome change), **not re-checked** (no bound to grow, an analysis
-that was already an estimate at the checked bounds, a budget reached, a larger game that is
-smaller, or the allowance spent: nothing is established, and the line says why).
+What is re-checked is the evidence that makes the line's class, nothing more:
 
-The cost is bounded as the findings' one-at-a-time runs are: each exploration has the growth
-budget (`GROWTH_FACTOR` times the largest checked exploration of the model's re-checked lines, at
-least `MIN_STATES`; a model for which that exceeds the analysis's own `max_states` is not
-re-checked at all, rather than explored to a budget too small to conclude); the default's larger
-analysis is computed once per model and growth and shared by its options (a growth whose default
-overruns the budget is not tried again for the model's other options); and one game's re-checks
-together explore at most `SINGLES_ALLOWANCE` times the analysis's `max_states`, counted in states
-(not seconds), smallest model first, so what is published does not depend on the machine. Lines
-past the allowance are "not re-checked". The outcomes are part of the Readings section, which is
-cached as a whole (`checker.report.reading_impact.cached_readings_section`, keyed on the
-checker's code, the model files and the verdicts), so an unchanged game pays once.
+- a game-breaking or outcome-changing line: the verdicts that differ between the default and
+  the option (whether the game can always still end, whether a stuck state is reachable,
+  whether it ends with probability 1, which outcomes are reachable), decided by
+  `checker.analysis.evidence.decide`, which stops as soon as they are decided (a stuck state or
+  an outcome is found when reached; only a "never" needs the whole space, and may overrun);
+- an odds-shifting line (and an outcome-changing one whose only evidence is a forced win): the
+  whole impact analysis of the default and of the option, which needs the whole space;
+- a line moot by exploration (no reachable state told the readings apart): the divergence
+  search again, which stops at the first play after which they part ways; one found makes the
+  line "moot with the checked bounds only" (a reading that matters once a deck is larger).
+
+Outcomes: **survives** (a differing verdict still differs, or the option is still odds-shifting
+or worse), **vanishes** (every verdict agrees, or the outcomes, their odds and the ending agree:
+a bound artefact, which the page does not publish as a change), **not re-checked** (no bound to
+grow, an analysis that was already an estimate, a budget reached, a larger game that is
+smaller, or the allowance spent: nothing is established, and the line says why, briefly).
+
+The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
+what is published does not depend on the machine: each exploration has the growth budget
+(`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
+`max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
+larger explorations are made once per model and growth and shared by its options; and one game's
+re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` (the moot lines'
+searches a quarter of `max_states`, apart; every bound at once only). The early-stopping
+re-checks of every model come first (the changes', game-breaking first, then the moot lines';
+each group every bound at once for all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
+decides as many lines as it can. The outcomes are part of the Readings section,
+which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.analysis.classify import classify, most_severe
-from checker.analysis.growth import GROWTH_FACTOR, MIN_STATES, SINGLES_ALLOWANCE, grow
+from checker.analysis.classify import ORDER, classify, most_severe
+from checker.analysis.divergence import find_divergence
+from checker.analysis.evidence import OUTCOME, Verdicts, decide, differing, says
+from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse
 from checker.analysis.statespace import explore_space
@@ -44,8 +58,9 @@ from checker.growth_check import NO_BOUND, Outcome
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
 
-SPENT = "not run: the game's re-checks have spent their allowance of states"
-SEVERE = ("game-breaking", "outcome-changing")  # the classes by which a line claims the rules' outcomes change
+SPENT = "the game's allowance of states is spent"
+MOOT_SHARE = 4  # the moot lines' searches together explore at most `max_states` / MOOT_SHARE states, apart from the changes' allowance
+SEVERE = ("game-breaking", "outcome-changing", "odds-shifting")  # the classes by which a line claims the rules' outcomes change
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,8 @@ class ReadingGrowth:
     grown: str = ""  # "deck_lead 1->2, opening 1->2", or the one bound that decided
     reason: str = ""  # why not re-checked
     classification: str = ""  # the option's class with the larger bounds
+    evidence: str = ""  # the verdicts re-checked, as found with the larger bounds
+    moot: bool = False  # the re-check of a moot line: survives = still moot, vanishes = the readings part ways
 
     @property
     def artefact(self) -> bool:
@@ -63,10 +80,15 @@ class ReadingGrowth:
 
     def words(self) -> str:
         """The clause the page adds to the option's line."""
+        if self.moot and self.outcome == Outcome.SURVIVES:
+            return f"still moot with {self.grown} ({self.evidence})"
+        if self.moot and self.outcome == Outcome.VANISHES:
+            return f"with {self.grown} the readings part ways ({self.evidence}): moot only because the bounds are small"
         if self.outcome == Outcome.SURVIVES:
-            return f"survives with {self.grown} ({self.classification} there)"
+            return f"survives with {self.grown} ({self.evidence or self.classification + ' there'})"
         if self.outcome == Outcome.VANISHES:
-            return f"vanishes with {self.grown} (the outcomes, their odds and the ending agree there): a bound artefact, not an outcome change of the rules"
+            agree = self.evidence or "the outcomes, their odds and the ending agree there"
+            return f"vanishes with {self.grown} ({agree}): a bound artefact, not a change of the rules"
         return f"not re-checked ({self.reason})"
 
 
@@ -82,12 +104,41 @@ class _Allowance:
 
 @dataclass
 class _ModelRuns:
-    """One model's larger analyses of the default, by growth label (None: over the budget)."""
+    """One model's larger explorations of the default, by growth label, shared by its options:
+    the verdicts its lines need (None: the allowance was spent), and whole analyses (None: over
+    the budget)."""
 
     mi: ModelImpact
-    budget: int
     allowance: _Allowance
+    max_states: int
+    budget: int = 0  # the whole analyses' budget
     defaults: dict[str, Impact | None] = field(default_factory=dict)
+    default_verdicts: dict[tuple[str, tuple[str, ...]], Verdicts | None] = field(default_factory=dict)  # by growth and verdicts wanted
+
+    def verdict_budget(self, checked: int) -> int:
+        return min(self.max_states, max(MIN_STATES, GROWTH_FACTOR * checked))
+
+    def verdicts(self, readings: dict[str, str], constants: dict[str, Any], wanted: list[str], checked: int) -> Verdicts:
+        space = decide(CompiledModel(self.mi.model, Config(constants, readings)), wanted, self.verdict_budget(checked))
+        self.allowance.spend(space.states)
+        return space
+
+    def smaller(self, readings: dict[str, str], constants: dict[str, Any], checked: int, allowance: _Allowance) -> int | None:
+        """The size of a larger game that is smaller than the checked one's `checked` states
+        (None: it is not): explored only up to `checked` states. A verdict found early in a
+        game that growing a bound broke (a deal that no longer fits, say) says nothing."""
+        size = decide(CompiledModel(self.mi.model, Config(constants, readings)), [], checked, at_least=checked)
+        allowance.spend(size.states)
+        return size.states if size.complete and size.states < checked else None
+
+    def default_verdict(self, label: str, constants: dict[str, Any], wanted: list[str]) -> Verdicts | None:
+        """The default's verdicts, shared by the lines that want the same ones (a line wanting
+        only an outcome the default reaches early does not pay for another's whole space)."""
+        key = (label, tuple(wanted))
+        if key not in self.default_verdicts:
+            spent = self.allowance.left <= 0
+            self.default_verdicts[key] = None if spent else self.verdicts(self.mi.baseline.readings, constants, wanted, self.mi.impact.states)
+        return self.default_verdicts[key]
 
     def default(self, label: str, constants: dict[str, Any]) -> Impact | None:
         if label not in self.defaults:
@@ -102,80 +153,207 @@ class _ModelRuns:
         return analyse(space) if space.complete else None
 
 
+Run = Callable[[str, dict[str, Any]], ReadingGrowth]
+
+
 def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tuple[str, str, str], ReadingGrowth]:
-    """The re-check of every outcome-changing or game-breaking option of one game's models, by
-    (model id, reading, option), within the game's allowance of states."""
+    """The re-check of every game-breaking, outcome-changing or odds-shifting option of one
+    game's models, by (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
+    moot_allowance = _Allowance(settings.max_states // MOOT_SHARE)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
-    # The smallest models first: their larger games are the likeliest to fit the budget, so the
-    # allowance decides as many lines as it can (the page's order is kept by the keys).
+    cheap: list[tuple[_ModelRuns, OptionImpact, Run]] = []  # the lines decided by early-stopping searches
+    moot: list[tuple[_ModelRuns, OptionImpact, Run]] = []
+    whole: list[tuple[_ModelRuns, list[OptionImpact]]] = []
+    # The smallest models first, and the cheap verdict re-checks of every model before any whole
+    # analysis, every bound at once before one at a time: so the allowance decides as many lines
+    # as it can (the page keeps its own order).
     for mi in sorted(impacts, key=lambda m: (m.impact.states, m.model.id)):
         severe = [o for r in mi.readings for o in r.options if o.classification in SEVERE]
-        if not severe:
+        evidence = {(o.reading, o.option): differing(mi.impact, o.impact) for o in severe if o.impact is not None and _exact(mi, o)}
+        runs = _ModelRuns(mi, allowance, settings.max_states)
+        rest = []
+        for option in severe:
+            names = evidence.get((option.reading, option.option))
+            if names:
+                cheap.append((runs, option, _memo(_verdict_run(runs, option, names))))
+            else:
+                rest.append(option)
+        whole.append((runs, rest))
+        moot += [(runs, o, _memo(_moot_run(runs, o, moot_allowance))) for r in mi.readings for o in r.options
+                 if o.classification == "moot" and o.divergence is not None and o.divergence.complete]
+    # The changes before the moot lines (a change published in error costs a designer more than a
+    # missed one), the game-breaking first; all of them with every bound at once before any one
+    # bound at a time.
+    cheap.sort(key=lambda line: ORDER.index(line[1].classification))
+    for lines, one_at_a_time in ((cheap, True), (moot, False)):  # a moot line's search is a stretch: every bound at once only
+        decided = [_recheck(runs, option, run, False) for runs, option, run in lines]
+        for number, (runs, option, run) in enumerate(lines):
+            if decided[number].outcome == Outcome.NOT_RECHECKED and one_at_a_time:
+                decided[number] = _recheck(runs, option, run)
+            out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
+    for runs, rest in whole:
+        if not rest:
             continue
-        largest = max([mi.impact.states] + [o.impact.states for o in severe if o.impact is not None])
+        mi = runs.mi
+        largest = max([mi.impact.states] + [o.impact.states for o in rest if o.impact is not None])
         if GROWTH_FACTOR * largest > settings.max_states:
             # The larger analyses could not have their budget: nothing would be established, at
             # the cost of the largest explorations (the Saturday Morning Showdown's, for one).
-            skipped = ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"the checked analysis ({largest:,} states) leaves the larger one less than {GROWTH_FACTOR} times "
-                                    f"its size within the analysis's state budget of {settings.max_states:,}")
-            out.update({(mi.model.id, o.reading, o.option): skipped for o in severe})
+            skipped = ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"the odds need the whole larger game, over {GROWTH_FACTOR} times the checked {largest:,} states: "
+                                    f"past the state budget of {settings.max_states:,}")
+            out.update({(mi.model.id, o.reading, o.option): skipped for o in rest})
             continue
-        runs = _ModelRuns(mi, max(MIN_STATES, GROWTH_FACTOR * largest), allowance)
-        for option in severe:
-            out[(mi.model.id, option.reading, option.option)] = _recheck(runs, option)
+        runs.budget = max(MIN_STATES, GROWTH_FACTOR * largest)
+        for option in rest:
+            out[(mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
     return out
 
 
-def _recheck(runs: _ModelRuns, option: OptionImpact) -> ReadingGrowth:
-    """Every bound at once; if that establishes nothing, each bound on its own, in the model's
-    order, until one makes the change vanish (as `checker.analysis.growth` does for findings)."""
+def _memo(run: Run) -> Run:
+    """`run`, each growth label run once (the verdict lines are visited twice)."""
+    done: dict[str, ReadingGrowth] = {}
+
+    def once(label: str, constants: dict[str, Any]) -> ReadingGrowth:
+        if label not in done:
+            done[label] = run(label, constants)
+        return done[label]
+
+    return once
+
+
+def _exact(mi: ModelImpact, option: OptionImpact) -> bool:
+    return option.impact is not None and mi.impact.complete and option.impact.complete
+
+
+def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bool = True) -> ReadingGrowth:
+    """Every bound at once; if that establishes nothing (and `one_at_a_time`), each bound on its
+    own, in the model's order, until one makes the change vanish (as `checker.analysis.growth`
+    does for findings)."""
     mi = runs.mi
     growth = grow(mi.model, mi.baseline)
     if not growth.marked:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=NO_BOUND)
     if not growth.grown:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="every bound is at the top of its declared range or left out")
-    if option.impact is None or not (mi.impact.complete and option.impact.complete):
+    if option.classification != "moot" and not _exact(mi, option):
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="the analysis with the checked bounds is already an estimate (over its state budget)")
-    at_once = ", ".join(growth.grown)
-    first = _run(runs, option, at_once, growth.constants)
-    if first.outcome != Outcome.NOT_RECHECKED or len(growth.singles) < 2:
+    first = run(", ".join(growth.grown), growth.constants)
+    if first.outcome != Outcome.NOT_RECHECKED or len(growth.singles) < 2 or not one_at_a_time:
         return first
     survived: list[ReadingGrowth] = []
     why: dict[str, list[str]] = {}  # reason -> the bounds it stopped, in the model's order
     for label, constants in growth.singles:
-        single = _run(runs, option, label, constants)
+        single = run(label, constants)
         if single.outcome == Outcome.VANISHES:
-            return ReadingGrowth(Outcome.VANISHES, f"{label} alone", classification=single.classification)
+            return ReadingGrowth(Outcome.VANISHES, f"{label} alone", classification=single.classification, evidence=single.evidence, moot=single.moot)
         if single.outcome == Outcome.SURVIVES:
             survived.append(single)
-            why.setdefault("survives", []).append(label)
         else:
-            why.setdefault(single.reason, []).append(label)
+            why.setdefault(single.reason, []).append(label.split(" ")[0])
     if len(survived) == len(growth.singles):
         each = ", ".join(label for label, _ in growth.singles)
-        return ReadingGrowth(Outcome.SURVIVES, f"each bound one step larger on its own ({each})", classification=most_severe([s.classification for s in survived]))
-    singles = "; ".join(f"{', '.join(labels)}: {reason}" for reason, labels in why.items())
-    return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"every bound at once: {first.reason}; one bound at a time: {singles}")
+        return ReadingGrowth(Outcome.SURVIVES, f"each bound one step larger on its own ({each})", classification=most_severe([s.classification for s in survived]),
+                             evidence=survived[0].evidence if len({s.evidence for s in survived}) == 1 else "", moot=survived[0].moot)
+    others = "; ".join(f"{', '.join(labels)}: {reason}" for reason, labels in why.items())
+    if not survived and set(why) == {first.reason}:
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
+    if survived:
+        held = ", ".join(s.grown.split(" ")[0] for s in survived)
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"survives {len(survived)} of {len(growth.singles)} one-bound growths ({held}); {others}; all at once: {first.reason}")
+    return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"all at once: {first.reason}; one at a time: {others}")
 
 
-def _run(runs: _ModelRuns, option: OptionImpact, label: str, constants: dict[str, Any]) -> ReadingGrowth:
-    """The option's class against the default, both analysed with `constants`."""
+def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Run:
+    """A run deciding only the verdicts `names` that made the option's class: for the default
+    (shared by the model's lines) and for the option, each stopped once they are decided."""
     mi = runs.mi
-    if runs.allowance.left <= 0 and label not in runs.defaults:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
-    base = runs.default(label, constants)
-    if base is None:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the default overruns the state budget of {runs.budget:,}")
-    if runs.allowance.left <= 0:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
-    alt = runs.impact(Config(constants, option.config.readings))
-    if alt is None:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the option overruns the state budget of {runs.budget:,}")
-    assert option.impact is not None and option.divergence is not None
-    if base.states < mi.impact.states or alt.states < option.impact.states:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({base.states:,} and {alt.states:,} states against "
-                             f"{mi.impact.states:,} and {option.impact.states:,}), which says nothing about the option")
-    cls, _ = classify(option.divergence, base, alt)
-    return ReadingGrowth(Outcome.SURVIVES if cls in SEVERE else Outcome.VANISHES, label, classification=cls)
+    assert option.impact is not None
+
+    def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
+        base = runs.default_verdict(label, constants, names)
+        if base is None or runs.allowance.left <= 0:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
+        assert option.impact is not None
+        alt = runs.verdicts(option.config.readings, constants, names, option.impact.states)
+        still = [n for n in names if base.get(n) is not None and alt.get(n) is not None and base.get(n) != alt.get(n)]
+        if still:
+            cls = "outcome-changing" if all(n.startswith(OUTCOME) for n in still) else "game-breaking"
+            contrast = "; ".join(f"the default: {says(n, bool(base.get(n)))}, the option: {says(n, bool(alt.get(n)))}" for n in still)
+            return ReadingGrowth(Outcome.SURVIVES, label, classification=cls, evidence=contrast)
+        if any(v.get(n) is None for v in (base, alt) for n in names):
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, "; ".join(_side(side, v, names) for side, v in (("default", base), ("option", alt))))
+        for verdicts, readings, checked in ((base, mi.baseline.readings, mi.impact.states), (alt, option.config.readings, option.impact.states)):
+            size = verdicts.states if verdicts.complete and verdicts.states < checked else None
+            if not verdicts.complete and verdicts.states < checked:
+                size = runs.smaller(readings, constants, checked, runs.allowance)
+            if size is not None:
+                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {checked:,})")
+        agree = "; ".join(says(n, bool(base.get(n))) for n in names)
+        return ReadingGrowth(Outcome.VANISHES, label, classification=option.classification, evidence=f"under both readings {agree}")
+
+    return run
+
+
+def _side(side: str, verdicts: Verdicts, names: list[str]) -> str:
+    """What one side's exploration decided, briefly: "the option: X is reachable", "the default:
+    undecided past its budget of 254,696 states"."""
+    known = [says(n, bool(verdicts.get(n))) for n in names if verdicts.get(n) is not None]
+    undecided = [f"undecided {verdicts.stopped_by}"] if len(known) < len(names) else []
+    return f"the {side}: {', '.join(known + undecided)}"
+
+
+def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> Run:
+    """A run searching the larger game for a divergence of a moot option from the default (it
+    stops at the first: a play after which the readings part ways). A found one is worth more
+    than "still moot", which needs the whole larger game, so the search gets the checked search's
+    size (at least `MIN_STATES`), not four times it, and an allowance of its own: the moot lines
+    neither starve the changes' re-checks nor are starved by them."""
+    mi = runs.mi
+    checked = option.divergence
+    assert checked is not None
+
+    def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
+        if allowance.left <= 0:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT, moot=True)
+        found = find_divergence(mi.model, Config(constants, mi.baseline.readings), Config(constants, option.config.readings),
+                                min(runs.max_states, max(MIN_STATES, checked.states)), GROWTH_TIMEOUT)
+        allowance.spend(found.states)
+        if found.found:
+            size = runs.smaller(mi.baseline.readings, constants, checked.states, allowance)
+            if size is not None:
+                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {checked.states:,})", moot=True)
+            return ReadingGrowth(Outcome.VANISHES, label, classification="moot", evidence=found.summary.rstrip("."), moot=True)
+        if not found.complete:
+            stopped = f"no divergence in its first {found.states:,} states" if found.stopped_by.startswith("state budget") else f"the search stopped: {found.stopped_by}"
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, stopped, moot=True)
+        if found.states < checked.states:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({found.states:,} states against {checked.states:,})", moot=True)
+        return ReadingGrowth(Outcome.SURVIVES, label, classification="moot", evidence=found.bound, moot=True)
+
+    return run
+
+
+def _whole_run(runs: _ModelRuns, option: OptionImpact) -> Run:
+    """A run of the whole impact analysis of the default and the option (for odds)."""
+    mi = runs.mi
+
+    def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
+        if runs.allowance.left <= 0 and label not in runs.defaults:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
+        base = runs.default(label, constants)
+        if base is None:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the default passes {runs.budget:,} states")
+        if runs.allowance.left <= 0:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
+        alt = runs.impact(Config(constants, option.config.readings))
+        if alt is None:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the option passes {runs.budget:,} states")
+        assert option.impact is not None and option.divergence is not None
+        if base.states < mi.impact.states or alt.states < option.impact.states:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({base.states:,} and {alt.states:,} states against "
+                                 f"{mi.impact.states:,} and {option.impact.states:,})")
+        cls, _ = classify(option.divergence, base, alt)
+        return ReadingGrowth(Outcome.SURVIVES if cls in SEVERE else Outcome.VANISHES, label, classification=cls)
+
+    return run

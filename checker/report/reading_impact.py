@@ -26,7 +26,8 @@ CACHE_DIR = ".rulecheck-cache"
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
-    "outcome-changing": "outcome-changing (changes who can win or the odds)",
+    "outcome-changing": "outcome-changing (changes who can win)",
+    "odds-shifting": "odds-shifting (the same outcomes, with other odds)",
     "rules-visible": "rules-visible (legal play differs, outcomes do not)",
     "moot": "moot (no difference in the model)",
 }
@@ -75,8 +76,9 @@ def readings_section(
 ) -> list[str]:
     """The section's lines (without its heading), for one game: `results` are the game's check
     results (to say which verdicts each option changes); `impacts` the analysis of its models
-    (computed here when not given, with `settings`). Every outcome-changing or game-breaking
-    line gets its growth re-check (`checker.analysis.reading_growth`)."""
+    (computed here when not given, with `settings`). Every game-breaking, outcome-changing,
+    odds-shifting or (by exploration) moot line gets its growth re-check
+    (`checker.analysis.reading_growth`)."""
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
@@ -124,7 +126,7 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
         recheck = rechecks.get((mi.model.id, name, option))
         label = CLASS_TEXT[o.classification]
         if recheck is not None and recheck.artefact:
-            label = f"bound artefact ({o.classification} with the checked bounds only)"
+            label = "moot with the checked bounds only" if recheck.moot else f"bound artefact ({o.classification} with the checked bounds only)"
         growth = f"; growth re-check: {recheck.words()}" if recheck is not None else ""
         lines.append(f"- {where}**{label}**: {'; '.join(o.reasons)}{growth}")
     verdicts = _verdict_changes(name, option, by_prop, several)

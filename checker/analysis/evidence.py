@@ -1,0 +1,154 @@
+"""The facts that make a reading option game-breaking or change who can win, decided by an
+exploration that stops as soon as they are decided.
+
+A Readings line is game-breaking because one of three verdicts differs between the default and
+the option (the game can always still end; a state where no rule applies is reachable; the game
+ends with probability 1), and it changes who can win because an outcome is reachable under one
+reading only. Re-checking such a line with larger bounds (`checker.analysis.reading_growth`)
+needs only those verdicts, not the whole impact analysis (odds, forced wins, longest game), and
+some of them are decided long before the state space is: a reachable stuck state or outcome is
+found by the breadth-first search the moment it is reached (and a stuck state also means the
+game cannot always end). Only a "never" (no stuck state, an outcome unreachable, the game can
+always end) needs the whole space, which may overrun its budget; the verdict then stays
+undecided (None) and the re-check says so.
+
+The exploration stores only each state's successors (no movers, weights or instances: the
+probabilities are not computed), and counts its budget in states, so what it decides does not
+depend on the machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.analysis.classify import TOLERANCE
+from checker.analysis.outcomes import NEVER, Impact
+from checker.engines.graph import CSRGraph, reaches
+from checker.errors import ModellingError
+from checker.lang.compile import CompiledModel
+
+# The verdicts, by name; an outcome's reachability is named `OUTCOME + label`.
+STUCK_REACHABLE = "stuck"
+CAN_END = "can end"
+ENDS_SURELY = "ends surely"
+OUTCOME = "outcome "
+WORDS = {
+    STUCK_REACHABLE: ("a state where no rule applies is reachable", "no state where no rule applies is reachable"),
+    CAN_END: ("the game can always still end", "the game cannot always still end"),
+    ENDS_SURELY: ("the game ends with probability 1", "the game may never end"),
+}
+
+
+def checked_verdicts(impact: Impact) -> dict[str, bool]:
+    """The verdicts of an exact impact analysis (the checked bounds), by name."""
+    out = {STUCK_REACHABLE: impact.stuck_states > 0, CAN_END: bool(impact.can_end),
+           ENDS_SURELY: (impact.probabilities or {}).get(NEVER, 0.0) <= TOLERANCE}
+    out.update({OUTCOME + name: True for name in impact.outcomes})
+    return out
+
+
+def differing(base: Impact, alt: Impact) -> list[str]:
+    """The verdicts that differ between two exact analyses: the evidence of a game-breaking or
+    who-can-win line (empty when only the odds or the forced wins differ)."""
+    a, b = checked_verdicts(base), checked_verdicts(alt)
+    names = [STUCK_REACHABLE, CAN_END, ENDS_SURELY] + sorted(n for n in set(a) | set(b) if n.startswith(OUTCOME))
+    return [n for n in names if a.get(n, False) != b.get(n, False)]
+
+
+def says(name: str, value: bool) -> str:
+    """A verdict in words: "the game can always still end", "home_win is reachable"."""
+    if name.startswith(OUTCOME):
+        return f"{name[len(OUTCOME):]} is {'reachable' if value else 'unreachable'}"
+    yes, no = WORDS[name]
+    return yes if value else no
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """What one exploration decided: each wanted verdict True, False or None (not decided)."""
+
+    values: dict[str, bool | None]
+    states: int
+    complete: bool
+    stopped_by: str = ""  # why an incomplete exploration stopped
+
+    def get(self, name: str) -> bool | None:
+        return self.values.get(name)
+
+
+def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
+    """The `wanted` verdicts of one configuration: breadth first, stopping when every one is
+    decided and `at_least` states are found (or the space is), when the next state would pass
+    `max_states`, or at a modelling error. `at_least` tells a larger game that is smaller than
+    the checked one (a bound whose growth breaks the deal, say) from one that is not."""
+    outcome_of = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
+    successors, terminal = compiled.successors, compiled.terminal
+    index: dict[int, int] = {}
+    states: list[int] = []
+    ends = bytearray()  # per node: 1 terminal, 2 stuck
+    graph = CSRGraph()
+    seen: set[str] = set()
+    stuck = False
+
+    def add(s: int) -> int:
+        """A newly found state's node; a terminal one's outcome is seen at once."""
+        node = index[s] = len(states)
+        states.append(s)
+        ends.append(1 if terminal(s) else 0)
+        if ends[node]:
+            seen.add(str(outcome_of(s)) if outcome_of is not None else "finished")
+        return node
+
+    for s in compiled.initial:
+        if s not in index:
+            add(s)
+
+    def settled() -> bool:
+        """Every wanted verdict is decided before the exploration ends."""
+        return all((n == STUCK_REACHABLE and stuck) or (n == CAN_END and stuck) or (n.startswith(OUTCOME) and n[len(OUTCOME):] in seen)
+                   for n in wanted)
+
+    stopped_by = ""
+    i = 0
+    while i < len(states):
+        s = states[i]
+        if ends[i]:
+            graph.close_node()
+        else:
+            try:
+                moves = successors(s)
+            except ModellingError as exc:
+                stopped_by = f"at a modelling error ({exc.message})"
+                break
+            if not moves:
+                ends[i] = 2
+                stuck = True
+            elif len(states) + len(moves) > max_states and any(t not in index for _, t in moves):
+                stopped_by = f"past its budget of {max_states:,} states"
+                break
+            for _, t in moves:
+                node = index.get(t)
+                graph.edges.append(add(t) if node is None else node)
+            graph.close_node()
+        i += 1
+        if (wanted or at_least) and len(states) >= at_least and settled():
+            break
+    complete = i == len(states) and not stopped_by  # every found state expanded
+    values: dict[str, bool | None] = {}
+    for name in wanted:
+        if name == STUCK_REACHABLE:
+            values[name] = True if stuck else (False if complete else None)
+        elif name.startswith(OUTCOME):
+            values[name] = True if name[len(OUTCOME):] in seen else (False if complete else None)
+        elif name == CAN_END:
+            values[name] = False if stuck else (_all_reach(graph, ends, (1,)) if complete else None)
+        elif name == ENDS_SURELY:
+            values[name] = _all_reach(graph, ends, (1, 2)) if complete else None
+    return Verdicts(values, len(states), complete, stopped_by)
+
+
+def _all_reach(graph: CSRGraph, ends: bytearray, kinds: tuple[int, ...]) -> bool:
+    """Every explored state has a path to a state of the given end kinds (1 terminal, 2 stuck)."""
+    reached = reaches(graph, [n for n, kind in enumerate(ends) if kind in kinds])
+    return all(reached)
+
