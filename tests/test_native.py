@@ -117,6 +117,21 @@ def test_war_agrees():
     assert compare(model, model.default_config(), props) == []
 
 
+def test_functions_split_to_the_smallest_agree(monkeypatch):
+    """The successor function, the state checks and the `after` checks split into as many
+    compiled functions as they have statements (what large models get at `CHUNK_CHARS`): under
+    every reading the same states, graph and verdicts as the Python engine."""
+    from checker.engines.native import codegen
+
+    monkeypatch.setattr(codegen, "CHUNK_CHARS", 1)
+    monkeypatch.setattr(engine, "_SOURCES", {})
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    _, text = engine.generate(CompiledModel(model, model.default_config()), props)
+    assert all(f"def {name}1(" in text for name in ("_c", "_s", "_a"))
+    for config in configs(model):
+        assert compare(model, config, props) == []
+
+
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\
