@@ -192,11 +192,11 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
-def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkeypatch):
-    """Past the state threshold, `auto` compiles an uncompiled model only when its successor
-    function is small: a model with more rule instances than `AUTO_COMPILE_INSTANCES` (every
-    bundled game, where numba takes minutes) is explored to the end by the Python engine, and
-    nothing is compiled. The thresholds are lowered so the small duel model stands in for one."""
+def test_auto_does_not_compile_a_model_with_a_large_module(tmp_path, monkeypatch):
+    """Past the state threshold, `auto` compiles an uncompiled model only when its generated
+    module is small: a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go, where
+    numba takes minutes) is explored to the end by the Python engine, and nothing is compiled.
+    The thresholds are lowered so the small duel model stands in for one."""
     import sys
 
     from checker.engines import native
@@ -207,8 +207,8 @@ def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkey
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
     monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
-    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
     compiled = CompiledModel(model, model.default_config())
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props) - 1)
     exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert not isinstance(exp, engine.NativeExploration) and exp.complete and len(exp.states) > 4
     assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
@@ -217,7 +217,7 @@ def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkey
     assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
 
 
-def test_auto_goes_native_for_a_model_with_many_rule_instances_once_compiled(monkeypatch):
+def test_auto_goes_native_for_a_model_with_a_large_module_once_compiled(monkeypatch):
     """Once compiled (`--backend native`, or here `engine.explore`), such a model is found in
     the cache without generating its source, and `auto` explores it natively."""
     from checker.engines import native
@@ -229,7 +229,7 @@ def test_auto_goes_native_for_a_model_with_many_rule_instances_once_compiled(mon
     monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
     monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
     monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
-    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props) - 1)
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert isinstance(exp, engine.NativeExploration) and exp.complete
 

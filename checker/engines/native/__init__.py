@@ -10,9 +10,9 @@ result is cached on disk), and even loading compiled code costs about a second, 
 Python engine needs for a small state space. So `auto` starts every exploration in the Python
 engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
 states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
-`native` always compiles. A model with more rule instances than `AUTO_COMPILE_INSTANCES` is
-never compiled by `auto` (numba takes minutes over its successor function, more than the Python
-engine spends on a bundled game): `auto` explores it natively only when it is already compiled.
+`native` always compiles. A model whose generated source is longer than `AUTO_COMPILE_CHARS`
+(numba's time grows with it) is never compiled by `auto`: `auto` explores it natively only when
+it is already compiled.
 Once a model's module is loaded in the process (an earlier reading combination switched to it),
 `auto` explores the model's other combinations natively from the start.
 """
@@ -37,11 +37,12 @@ from checker.verdict import EngineName, Verdict
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
 AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
-# auto: the most rule instances (branches of the generated successor function) of a model it
-# compiles; numba's type inference and LLVM take minutes past this (every bundled game is past
-# it, the War benchmarks are far under it), so larger models go native only once compiled
-# (`--backend native`, or an earlier run).
-AUTO_COMPILE_INSTANCES = 64
+# auto: the largest generated module (characters of source) it compiles. numba takes about 0.4 CPU
+# seconds per thousand characters on the 2-core benchmark machine (benchmarks/README.md, issue 17),
+# so this is about 2.5 CPU minutes, paid once per model and machine; larger models (Show'n'Go,
+# Ultimate: 1.0 to 1.5 million characters) go native only once compiled (`--backend native`, or
+# an earlier run).
+AUTO_COMPILE_CHARS = 400_000
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
@@ -54,12 +55,6 @@ def unavailable_reason() -> str | None:
     if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
         return "numba is not installed (pip install 'rulecheck[fast]')"
     return None
-
-
-def instance_count(model: Model) -> int:
-    """The rule instances the model's generated successor function branches over, under every
-    reading (`codegen.NativeSource` emits a branch for each)."""
-    return sum(1 for action in model.actions.values() for _ in action.param_bindings())
 
 
 def _loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
@@ -93,20 +88,21 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
-        large = instance_count(compiled.model) > AUTO_COMPILE_INSTANCES
-        if large and not engine.is_compiled_cheaply(compiled, props):
-            backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_INSTANCES)
-        else:
-            # Small explorations never pay for generating native code (asking whether a small
-            # model is cached means generating it), so the Python engine tries first.
-            for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
-                small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
-                exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-                if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
-                    return exp, explicit.decide(exp, props, found)
-                if threshold == AUTO_CACHED_STATES and (large or engine.is_compiled(compiled, props)):
+        cached = engine.is_compiled_cheaply(compiled, props)
+        # Small explorations never pay for generating native code (asking whether a small model
+        # is cached means generating it), so the Python engine tries first.
+        for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
+            small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
+            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+            if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
+                return exp, explicit.decide(exp, props, found)
+            if threshold == AUTO_CACHED_STATES:
+                if cached or engine.is_compiled(compiled, props):
                     break
-            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
+                if engine.source_chars(compiled, props) > AUTO_COMPILE_CHARS:
+                    backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_CHARS)
+                    break
+        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:

@@ -47,6 +47,17 @@ class NativeEmitter(Emitter):
     combination of a model."""
 
     reading_index: dict[str, int] = {}
+    memo: dict[tuple, tuple[Expr, Code]] = {}
+
+    def emit(self, expr: Expr, env: dict, state: str = "s") -> Code:
+        """The compiler's `emit`, remembered per expression, environment and state: `and`/`or`
+        and quantifiers emit their operands once to see whether they can raise and again when
+        they can, so without it nested ones cost time exponential in their depth (a property
+        of Ultimate took 43 CPU s to emit). Cleared when the cached fields change."""
+        key = (id(expr), state, tuple(sorted(env.items())))  # the entry keeps `expr` alive, so its id stays its own
+        if key not in self.memo:
+            self.memo[key] = (expr, super().emit(expr, env, state))
+        return self.memo[key][1]
 
     def emit_ReadingRef(self, expr: ReadingRef, env: dict, state: str) -> Code:
         return Code(f"rd[{self.reading_index[expr.name]}]")
@@ -266,6 +277,7 @@ class NativeSource(CompiledModel):
     def emitter(self) -> NativeEmitter:
         emitter = NativeEmitter(self.model, self.config, self.layout)
         emitter.reading_index = {name: k for k, name in enumerate(self.reading_names)}
+        emitter.memo = {}
         return emitter
 
     def _plain_block(self, emitter: Emitter, item, pad: str) -> list[str]:
@@ -304,6 +316,7 @@ class NativeSource(CompiledModel):
         for instance in self.instances:
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
+        emitter.memo.clear()  # the code emitted so far reads the fields now cached its own way
         forced = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced], 1)
         free = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced], 1)
         chunks: list[str] = []

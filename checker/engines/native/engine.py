@@ -150,6 +150,16 @@ def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
 
 
+def source_chars(compiled: CompiledModel, props: list[BoundProperty]) -> int:
+    """The length of this configuration's module source, which is what compiling it costs
+    (numba's time grows with it: benchmarks/README.md, issue 17); a model the generator cannot
+    handle counts as too large."""
+    try:
+        return len(generate(compiled, props)[1])
+    except Exception:  # noqa: BLE001 - as in `is_compiled`: such a model is simply not compiled
+        return sys.maxsize
+
+
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
     """Where the name of this configuration's module is recorded, under a key made of what its
     source and name come from (the checker's code, numba's version, the model's YAML files, its
