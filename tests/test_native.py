@@ -195,8 +195,8 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
 def test_auto_does_not_compile_a_model_with_a_large_module(tmp_path, monkeypatch):
     """Past the state threshold, `auto` compiles an uncompiled model only when its generated
     module is small: a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go, where
-    numba takes minutes) is explored to the end by the Python engine, and nothing is compiled.
-    The thresholds are lowered so the small duel model stands in for one."""
+    numba takes minutes) is explored to the end by the Python engine, and nothing is compiled;
+    one within it is compiled. The thresholds are lowered so the small duel model stands in."""
     import sys
 
     from checker.engines import native
@@ -214,6 +214,10 @@ def test_auto_does_not_compile_a_model_with_a_large_module(tmp_path, monkeypatch
     assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
     py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
     reference = explicit.decide(py_exp, props, py_found)
+    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props))  # small enough now: compiled
+    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+    assert isinstance(exp, engine.NativeExploration) and engine.is_compiled_cheaply(compiled, props)
     assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
 
 

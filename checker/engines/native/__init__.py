@@ -89,20 +89,17 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         from checker.engines.native import engine
 
         cached = engine.is_compiled_cheaply(compiled, props)
-        # Small explorations never pay for generating native code (asking whether a small model
-        # is cached means generating it), so the Python engine tries first.
-        for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
+        if not cached and engine.source_chars(compiled, props) > AUTO_COMPILE_CHARS:
+            backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_CHARS)
+        else:
+            # Small explorations never pay for loading or compiling native code, so the Python
+            # engine tries first; a trial that ends the exploration is the result.
+            threshold = AUTO_CACHED_STATES if cached else AUTO_PYTHON_STATES
             small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
             exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
             if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
                 return exp, explicit.decide(exp, props, found)
-            if threshold == AUTO_CACHED_STATES:
-                if cached or engine.is_compiled(compiled, props):
-                    break
-                if engine.source_chars(compiled, props) > AUTO_COMPILE_CHARS:
-                    backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_CHARS)
-                    break
-        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
+            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:

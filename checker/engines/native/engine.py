@@ -41,7 +41,7 @@ RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compile
 
 def _runtime() -> ModuleType:
     """The compiled helpers, imported (with numba) only when something is explored natively:
-    `auto` asks `is_compiled` in every run, which must stay cheap."""
+    `auto` asks `is_compiled_cheaply` in every run, which must stay cheap."""
     from checker.engines.native import runtime
 
     return runtime
@@ -141,22 +141,13 @@ def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     return _LOADED.get(_source_key(compiled, props)) in sys.modules
 
 
-def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether this configuration's module is already compiled (loaded, or in the disk cache)."""
-    try:
-        name = module_name(generate(compiled, props)[1])
-    except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
-        return False
-    return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
-
-
 def source_chars(compiled: CompiledModel, props: list[BoundProperty]) -> int:
     """The length of this configuration's module source, which is what compiling it costs
     (numba's time grows with it: benchmarks/README.md, issue 17); a model the generator cannot
     handle counts as too large."""
     try:
         return len(generate(compiled, props)[1])
-    except Exception:  # noqa: BLE001 - as in `is_compiled`: such a model is simply not compiled
+    except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
         return sys.maxsize
 
 
@@ -177,8 +168,9 @@ def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
 
 
 def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """`is_compiled` without generating the source: true only for a module an earlier `build`
-    recorded (a module compiled before the record existed is simply not found)."""
+    """Whether this configuration's module is already compiled (loaded, or in the disk cache),
+    asked without generating the source: true only for a module an earlier `build` recorded (a
+    module compiled before the record existed is simply not found)."""
     try:
         with open(_index_path(compiled, props)) as fh:
             name = fh.read().strip()
