@@ -192,11 +192,12 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
-def test_auto_does_not_compile_a_model_with_a_large_module(tmp_path, monkeypatch):
-    """Past the state threshold, `auto` compiles an uncompiled model only when its generated
-    module is small: a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go, where
-    numba takes minutes) is explored to the end by the Python engine, and nothing is compiled;
-    one within it is compiled. The thresholds are lowered so the small duel model stands in."""
+def test_auto_compiles_once_python_has_spent_what_compiling_costs(tmp_path, monkeypatch):
+    """`auto` compiles a model not yet compiled only once the Python engine's explorations past
+    the state threshold have cost, in this process, what compiling is expected to cost; until
+    then, and always for a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go,
+    where numba takes minutes), the Python engine explores and nothing is compiled. The
+    thresholds are lowered so the small duel model stands in for a large one."""
     import sys
 
     from checker.engines import native
@@ -204,21 +205,33 @@ def test_auto_does_not_compile_a_model_with_a_large_module(tmp_path, monkeypatch
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
     for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
         monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(native, "_SPENT", {})
+    monkeypatch.setattr(native, "_COST", {})
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
     monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
     compiled = CompiledModel(model, model.default_config())
-    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props) - 1)
-    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-    assert not isinstance(exp, engine.NativeExploration) and exp.complete and len(exp.states) > 4
-    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
     py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
-    reference = explicit.decide(py_exp, props, py_found)
-    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
-    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props))  # small enough now: compiled
-    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-    assert isinstance(exp, engine.NativeExploration) and engine.is_compiled_cheaply(compiled, props)
-    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
+    reference = {k: finding_key(f) for k, f in explicit.decide(py_exp, props, py_found).items()}
+
+    def run() -> bool:
+        """One exploration under `auto`, checked against the reference; whether it was native."""
+        exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+        assert exp.complete and {k: finding_key(f) for k, f in found.items()} == reference
+        return isinstance(exp, engine.NativeExploration)
+
+    chars = engine.source_chars(compiled, props)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars - 1)
+    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 0.0)
+    assert not run() and not run()  # too large: never compiled, however much Python spends
+    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars)
+    monkeypatch.setattr(native, "_COST", {})
+    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 1e6)
+    assert not run() and not run()  # compiling would cost more than Python has spent so far
+    assert not os.path.exists(os.path.join(tmp_path, "native"))
+    native._COST[engine.source_key(compiled, props)] = native._SPENT[engine.source_key(compiled, props)]
+    assert run() and engine.is_compiled_cheaply(compiled, props)  # Python has now spent as much: compiled
 
 
 def test_auto_goes_native_for_a_model_with_a_large_module_once_compiled(monkeypatch):
