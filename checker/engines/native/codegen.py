@@ -7,7 +7,9 @@ readings, unrolled parameters and aggregates. Only the representation of a state
 it is a row of 64-bit words (the Python engine's packed integer cut into words, so converting
 between the two is a shift), and fields are read and written per word. Everything that decides a
 property at a state (invariants, reachability, unreachability, the `after` checks) is fused into
-two functions, so a state costs one call rather than one call per property.
+two functions, so a state costs one call rather than one call per property. A large model's
+successor function and checks are split into functions of at most `CHUNK_CHARS` of source each,
+called in the same order: numba's compile time grows faster than a function's size.
 """
 
 from __future__ import annotations
@@ -317,8 +319,8 @@ class NativeSource(CompiledModel):
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.memo.clear()  # the code emitted so far reads the fields now cached its own way
-        forced = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced], 1)
-        free = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced], 1)
+        forced = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced])
+        free = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced])
         chunks: list[str] = []
         whole = len("\n".join(_render(forced, 1) + _render(free, 1)))
         body: list[str] = []
@@ -331,7 +333,7 @@ class NativeSource(CompiledModel):
         lines.append("    return n")
         return "\n\n".join([*chunks, "\n".join(lines)])
 
-    def _statements(self, emitter: Emitter, pending: list, depth: int) -> list[list[str] | _Switch]:
+    def _statements(self, emitter: Emitter, pending: list) -> list[list[str] | _Switch]:
         """`CompiledModel._dispatch` as a tree: each instance's guarded block (its lines), and
         the `if field == value` switches over the instances sharing a leading field test, in
         the order `_dispatch` writes them (so successors come in the Python engine's order)."""
@@ -351,7 +353,7 @@ class NativeSource(CompiledModel):
                 rest.append(item)
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
-        switch = _Switch(read, [(value, self._statements(emitter, items, depth + 1)) for value, items in sorted(grouped.items())])
+        switch = _Switch(read, [(value, self._statements(emitter, items)) for value, items in sorted(grouped.items())])
         return [switch, *(block for block in (self._plain_block(emitter, item, "") for item in rest) if block)]
 
     def _pack(self, statements: list[list[str] | _Switch], depth: int, chunks: list[str]) -> list[str]:
