@@ -27,11 +27,13 @@ states stored. --python adds the Python engine (slow at 10 cards).
 
 The bundled check, game by game:
 
-    python3 benchmarks/explicit.py --check [--runs 1]
+    python3 benchmarks/explicit.py --check [--runs 1] [--games titlebelt ...]
 
 times `rulecheck check models/<game> --jobs 1 --no-write` with the Python engine and with the
-native back-end (CPU seconds of the child process). The native back-end's first run on a machine
-also compiles (and caches) each model; the compile runs are reported separately.
+native back-end (CPU seconds of the child process), each run in a fresh working directory (an
+empty results cache). The native back-end's first run compiles each model into a cache of the
+benchmark's own, which the later native runs use; the compile runs are reported separately, and
+so is a run with the default `--backend auto` and an empty native cache.
 """
 
 from __future__ import annotations
@@ -197,20 +199,32 @@ def side_by_side(cards: list[int], runs: int, with_python: bool) -> None:
 
 
 # -- the bundled check -------------------------------------------------------------------------------
-def time_check(game: str, backend: str) -> float:
+def time_check(game: str, backend: str, native_cache: str) -> float:
+    """CPU seconds of one `rulecheck check` of a game, in a fresh working directory (so the
+    results cache `.rulecheck-cache/` starts empty and no errata page is written in the
+    repository), native modules compiled into `native_cache`."""
     before = child_cpu()
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    subprocess.run([sys.executable, "-m", "checker.cli", "check", f"models/{game}", "--jobs", "1", "--no-write", "--backend", backend], cwd=ROOT, env=env, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": ROOT, "RULECHECK_CACHE": native_cache}
+    with tempfile.TemporaryDirectory() as work:
+        args = ["check", os.path.join(ROOT, "models", game), "--jobs", "1", "--no-write", "--errata-dir", work, "--backend", backend]
+        subprocess.run([sys.executable, "-m", "checker.cli", *args], cwd=work, env=env, capture_output=True)
     return child_cpu() - before
 
 
-def bundled(runs: int) -> None:
-    print(f"{'game':>10} {'python cpu s':>13} {'native cpu s':>13} {'ratio':>7} {'native compile run':>19}")
-    for game in GAMES:
-        first = time_check(game, "native")
-        native = statistics.median(time_check(game, "native") for _ in range(runs))
-        python = statistics.median(time_check(game, "python") for _ in range(runs))
-        print(f"{game:>10} {python:>13.1f} {native:>13.1f} {python / native:>6.1f}x {first:>19.1f}")
+def bundled(runs: int, games: list[str]) -> None:
+    """Per game: `auto` with an empty native cache (what a first check on a machine costs), the
+    first native run (compiling every model into an empty cache), then the median of `runs`
+    native runs (compiled) and of `runs` Python runs."""
+    print(f"{'game':>10} {'python cpu s':>13} {'native cpu s':>13} {'ratio':>7} {'native compile run':>19} {'auto, cold cache':>17}")
+    for game in games:
+        with tempfile.TemporaryDirectory() as cold:
+            auto = time_check(game, "auto", cold)
+        with tempfile.TemporaryDirectory() as native_cache:
+            first = time_check(game, "native", native_cache)
+            native = statistics.median(time_check(game, "native", native_cache) for _ in range(runs))
+        with tempfile.TemporaryDirectory() as python_cache:  # the Python engine's successor-code cache, empty at first as the others'
+            python = statistics.median(time_check(game, "python", python_cache) for _ in range(runs))
+        print(f"{game:>10} {python:>13.1f} {native:>13.1f} {python / native:>6.1f}x {first:>19.1f} {auto:>17.1f}", flush=True)
 
 
 def main() -> None:
@@ -225,11 +239,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--python", action="store_true", help="--spin: also run the Python engine")
     parser.add_argument("--check", action="store_true", help="time `rulecheck check` per bundled game, Python vs native")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), help="--check: the games to time")
     args = parser.parse_args()
     if args.spin:
         side_by_side(args.cards, args.runs, args.python)
     elif args.check:
-        bundled(args.runs)
+        bundled(args.runs, args.games)
     else:
         result = run_one(args.model, args.graph, args.set, args.backend)
         if args.json:

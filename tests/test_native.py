@@ -180,6 +180,21 @@ def test_war_agrees():
     assert compare(model, model.default_config(), props) == []
 
 
+def test_functions_split_to_the_smallest_agree(monkeypatch):
+    """The successor function, the state checks and the `after` checks split into as many
+    compiled functions as they have statements (what large models get at `CHUNK_CHARS`): under
+    every reading the same states, graph and verdicts as the Python engine."""
+    from checker.engines.native import codegen
+
+    monkeypatch.setattr(codegen, "CHUNK_CHARS", 1)
+    monkeypatch.setattr(engine, "_SOURCES", {})
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    _, text = engine.generate(CompiledModel(model, model.default_config()), props)
+    assert all(f"def {name}1(" in text for name in ("_c", "_s", "_a"))
+    for config in configs(model):
+        assert compare(model, config, props) == []
+
+
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\
@@ -240,11 +255,12 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
-def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkeypatch):
-    """Past the state threshold, `auto` compiles an uncompiled model only when its successor
-    function is small: a model with more rule instances than `AUTO_COMPILE_INSTANCES` (every
-    bundled game, where numba takes minutes) is explored to the end by the Python engine, and
-    nothing is compiled. The thresholds are lowered so the small duel model stands in for one."""
+def test_auto_compiles_once_python_has_spent_what_compiling_costs(tmp_path, monkeypatch):
+    """`auto` compiles a model not yet compiled only once the Python engine's explorations past
+    the state threshold have cost, in this process, what compiling is expected to cost; until
+    then, and always for a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go,
+    where numba takes minutes), the Python engine explores and nothing is compiled. The
+    thresholds are lowered so the small duel model stands in for a large one."""
     import sys
 
     from checker.engines import native
@@ -252,20 +268,36 @@ def test_auto_does_not_compile_a_model_with_many_rule_instances(tmp_path, monkey
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
     for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
         monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(native, "_SPENT", {})
+    monkeypatch.setattr(native, "_COST", {})
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
     monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
-    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
     compiled = CompiledModel(model, model.default_config())
-    exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-    assert not isinstance(exp, engine.NativeExploration) and exp.complete and len(exp.states) > 4
-    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
     py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
-    reference = explicit.decide(py_exp, props, py_found)
-    assert {k: finding_key(f) for k, f in found.items()} == {k: finding_key(f) for k, f in reference.items()}
+    reference = {k: finding_key(f) for k, f in explicit.decide(py_exp, props, py_found).items()}
+
+    def run() -> bool:
+        """One exploration under `auto`, checked against the reference; whether it was native."""
+        exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
+        assert exp.complete and {k: finding_key(f) for k, f in found.items()} == reference
+        return isinstance(exp, engine.NativeExploration)
+
+    chars = engine.source_chars(compiled, props)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars - 1)
+    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 0.0)
+    assert not run() and not run()  # too large: never compiled, however much Python spends
+    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars)
+    monkeypatch.setattr(native, "_COST", {})
+    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 1e6)
+    assert not run() and not run()  # compiling would cost more than Python has spent so far
+    assert not os.path.exists(os.path.join(tmp_path, "native"))
+    native._COST[engine.source_key(compiled, props)] = native._SPENT[engine.source_key(compiled, props)]
+    assert run() and engine.is_compiled_cheaply(compiled, props)  # Python has now spent as much: compiled
 
 
-def test_auto_goes_native_for_a_model_with_many_rule_instances_once_compiled(monkeypatch):
+def test_auto_goes_native_for_a_model_with_a_large_module_once_compiled(monkeypatch):
     """Once compiled (`--backend native`, or here `engine.explore`), such a model is found in
     the cache without generating its source, and `auto` explores it natively."""
     from checker.engines import native
@@ -277,7 +309,7 @@ def test_auto_goes_native_for_a_model_with_many_rule_instances_once_compiled(mon
     monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
     monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
     monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
-    monkeypatch.setattr(native, "AUTO_COMPILE_INSTANCES", native.instance_count(model) - 1)
+    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props) - 1)
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert isinstance(exp, engine.NativeExploration) and exp.complete
 

@@ -10,9 +10,11 @@ result is cached on disk), and even loading compiled code costs about a second, 
 Python engine needs for a small state space. So `auto` starts every exploration in the Python
 engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
 states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
-`native` always compiles. A model with more rule instances than `AUTO_COMPILE_INSTANCES` is
-never compiled by `auto` (numba takes minutes over its successor function, more than the Python
-engine spends on a bundled game): `auto` explores it natively only when it is already compiled.
+`native` always compiles. `auto` compiles a model only once the Python engine has spent, in this
+process, as much CPU time on the model's explorations past `AUTO_PYTHON_STATES` as compiling it is
+expected to cost (`COMPILE_SECONDS_PER_CHAR` times the length of its generated source; numba's
+time grows with it), and never one whose source is longer than `AUTO_COMPILE_CHARS`: such a model
+is explored natively only when it is already compiled.
 Once a model's module is loaded in the process (an earlier reading combination switched to it),
 `auto` explores the model's other combinations natively from the start.
 """
@@ -37,11 +39,18 @@ from checker.verdict import EngineName, Verdict
 BACKENDS = ("auto", "native", "python")
 AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
 AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
-# auto: the most rule instances (branches of the generated successor function) of a model it
-# compiles; numba's type inference and LLVM take minutes past this (every bundled game is past
-# it, the War benchmarks are far under it), so larger models go native only once compiled
+# auto: what compiling a model is expected to cost, per character of its generated module: numba
+# took 0.3 to 0.4 CPU seconds per thousand characters on the 2-core benchmark machine
+# (benchmarks/README.md, issue 17).
+COMPILE_SECONDS_PER_CHAR = 0.0004
+# auto: the largest generated module it compiles (about 2.5 CPU minutes, the largest measured);
+# larger models (Show'n'Go, Ultimate: 1.0 to 1.5 million characters) go native only once compiled
 # (`--backend native`, or an earlier run).
-AUTO_COMPILE_INSTANCES = 64
+AUTO_COMPILE_CHARS = 400_000
+# auto, per model (source key) in this process: CPU seconds the Python engine spent on explorations
+# past AUTO_PYTHON_STATES states, and what compiling the model would cost.
+_SPENT: dict[tuple, float] = {}
+_COST: dict[tuple, float] = {}
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
@@ -54,12 +63,6 @@ def unavailable_reason() -> str | None:
     if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
         return "numba is not installed (pip install 'rulecheck[fast]')"
     return None
-
-
-def instance_count(model: Model) -> int:
-    """The rule instances the model's generated successor function branches over, under every
-    reading (`codegen.NativeSource` emits a branch for each)."""
-    return sum(1 for action in model.actions.values() for _ in action.param_bindings())
 
 
 def _loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
@@ -93,20 +96,29 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
-        large = instance_count(compiled.model) > AUTO_COMPILE_INSTANCES
-        if large and not engine.is_compiled_cheaply(compiled, props):
-            backend = "python"  # compiling it would cost more than exploring it (AUTO_COMPILE_INSTANCES)
-        else:
-            # Small explorations never pay for generating native code (asking whether a small
-            # model is cached means generating it), so the Python engine tries first.
-            for threshold in (AUTO_CACHED_STATES, AUTO_PYTHON_STATES):
-                small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
-                exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-                if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
-                    return exp, explicit.decide(exp, props, found)
-                if threshold == AUTO_CACHED_STATES and (large or engine.is_compiled(compiled, props)):
-                    break
-            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
+        cached = engine.is_compiled_cheaply(compiled, props)
+        key = engine.source_key(compiled, props)
+        if not cached and _SPENT.get(key, 0.0) < _COST.get(key, float("inf")):
+            # Not worth compiling yet: the Python engine explores. Its large explorations are what
+            # compiling would speed up, so their time is counted, and the model is compiled once
+            # they have cost as much as compiling it would (so `auto` spends at most about twice
+            # what the better choice in hindsight would have).
+            started = time.process_time()
+            exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
+            if len(exp.states) > AUTO_PYTHON_STATES:
+                _SPENT[key] = _SPENT.get(key, 0.0) + time.process_time() - started
+                if key not in _COST:
+                    chars = engine.source_chars(compiled, props)
+                    _COST[key] = chars * COMPILE_SECONDS_PER_CHAR if chars <= AUTO_COMPILE_CHARS else float("inf")
+            return exp, explicit.decide(exp, props, found)
+        # Small explorations never pay for loading or compiling native code, so the Python engine
+        # tries first; a trial that ends the exploration is the result.
+        threshold = AUTO_CACHED_STATES if cached else AUTO_PYTHON_STATES
+        small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
+        exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+        if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
+            return exp, explicit.decide(exp, props, found)
+        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:

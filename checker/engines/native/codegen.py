@@ -7,12 +7,17 @@ readings, unrolled parameters and aggregates. Only the representation of a state
 it is a row of 64-bit words (the Python engine's packed integer cut into words, so converting
 between the two is a shift), and fields are read and written per word. Everything that decides a
 property at a state (invariants, reachability, unreachability, the `after` checks) is fused into
-two functions, so a state costs one call rather than one call per property.
+two functions, so a state costs one call rather than one call per property. A large model's
+successor function and checks are split into functions of at most `CHUNK_CHARS` of source each,
+called in the same order: numba's compile time grows faster than a function's size.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from checker.lang.compile import Code, CompiledModel, Emitter, Instance, _lit
@@ -22,6 +27,9 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 
 WORD = 64
+# The most generated source (characters) one compiled function holds: the successor function and
+# the fused property checks of a larger model are split into functions of about this size.
+CHUNK_CHARS = 8_000
 STATE_KINDS = {"invariant": 0, "unreachable": 1, "reachable": 1}  # the predicate value that decides
 
 
@@ -41,6 +49,17 @@ class NativeEmitter(Emitter):
     combination of a model."""
 
     reading_index: dict[str, int] = {}
+    memo: dict[tuple, tuple[Expr, Code]] = {}
+
+    def emit(self, expr: Expr, env: dict, state: str = "s") -> Code:
+        """The compiler's `emit`, remembered per expression, environment and state: `and`/`or`
+        and quantifiers emit their operands once to see whether they can raise and again when
+        they can, so without it nested ones cost time exponential in their depth (a property
+        of Ultimate took 43 CPU s to emit). Cleared when the cached fields change."""
+        key = (id(expr), state, tuple(sorted(env.items())))  # the entry keeps `expr` alive, so its id stays its own
+        if key not in self.memo:
+            self.memo[key] = (expr, super().emit(expr, env, state))
+        return self.memo[key][1]
 
     def emit_ReadingRef(self, expr: ReadingRef, env: dict, state: str) -> Code:
         return Code(f"rd[{self.reading_index[expr.name]}]")
@@ -140,6 +159,59 @@ class NativeEmitter(Emitter):
         return Code(f"({(' | ' if expr.op == 'any' else ' & ').join(pieces)})") if len(pieces) > 1 else code
 
 
+@dataclass
+class _Switch:
+    """A test of one dispatch field against constants (`CompiledModel._dispatch`): the field's
+    read and, per value, the statements under it."""
+
+    read: str
+    branches: list[tuple[int, list[list[str] | _Switch]]]
+
+
+def _render(statements: list[list[str] | _Switch], depth: int) -> list[str]:
+    """Statements as lines, unindented (an instance's block as it is; a switch as
+    `_dispatch` writes it, testing `d<depth>`)."""
+    lines: list[str] = []
+    for statement in statements:
+        if not isinstance(statement, _Switch):
+            lines.extend(statement)
+            continue
+        lines.append(f"d{depth} = {statement.read}")
+        for n, (value, branch) in enumerate(statement.branches):
+            lines.append(f"{'if' if n == 0 else 'elif'} d{depth} == {value}:")
+            lines.extend(f"    {line}" for line in _render(branch, depth + 1) or ["pass"])
+    return lines
+
+
+def _sequence(groups: list[list[str]]) -> list[str]:
+    """Groups of statements one after the other."""
+    return [line for group in groups for line in group]
+
+
+def _chain(groups: list[list[str]]) -> list[str]:
+    """Groups that each open with an `if`, as one `if`/`elif` chain."""
+    return [f"el{line}" if k and i == 0 else line for k, group in enumerate(groups) for i, line in enumerate(group)]
+
+
+def _chunked(groups: list[list[str]], prefix: str, args: str, chunks: list[str], join: Callable[[list[list[str]]], list[str]]) -> list[list[list[str]]]:
+    """Consecutive groups of lines packed into functions `<prefix><n>(args)` of at most
+    `CHUNK_CHARS` of source each (a larger group alone), joined by `join`, appended to
+    `chunks`; the runs packed."""
+    runs: list[list[list[str]]] = []
+    size = CHUNK_CHARS + 1
+    for group in groups:
+        chars = len("\n".join(group))
+        if size + chars > CHUNK_CHARS:
+            runs.append([])
+            size = 0
+        runs[-1].append(group)
+        size += chars
+    for n, run in enumerate(runs):
+        body = join(run)
+        chunks.append("\n".join(["@njit(cache=True)", f"def {prefix}{n}({args}):", *(f"    {line}" for line in body), "    return 0"]))
+    return runs
+
+
 RAISING = ("_req(", "_div(", "_mod(", "_ix(", "_pmin(", "_pmax(", "_empty(")
 
 
@@ -207,6 +279,7 @@ class NativeSource(CompiledModel):
     def emitter(self) -> NativeEmitter:
         emitter = NativeEmitter(self.model, self.config, self.layout)
         emitter.reading_index = {name: k for k, name in enumerate(self.reading_names)}
+        emitter.memo = {}
         return emitter
 
     def _plain_block(self, emitter: Emitter, item, pad: str) -> list[str]:
@@ -236,25 +309,96 @@ class NativeSource(CompiledModel):
         return "\n\n".join(parts) + "\n"
 
     def successor_source(self) -> str:
+        """successors(s, out_i, out, rd): the dispatch of `CompiledModel._successor_source`,
+        with its effect blocks packed into functions of at most `CHUNK_CHARS` of source each
+        (`_pack`) when the whole would be larger."""
         from checker.lang.compile import _conjuncts, _Pending
 
         emitter = self.emitter()
         for instance in self.instances:
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
-        lines = ["@njit(cache=True)", "def successors(s, out_i, out, rd):", "    n = 0"]
-        for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
-            mask = next(f.mask for f in self.layout.fields if f.offset == offset)
-            lines.append(f"    s_{offset} = {word_read('s', offset, mask)}")
-        forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
-        free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
-        if forced:
-            lines.extend(self._dispatch(emitter, forced, 1))
-            lines.append("    if n > 0:")
-            lines.append("        return n")
-        lines.extend(self._dispatch(emitter, free, 1))
+        emitter.memo.clear()  # the code emitted so far reads the fields now cached its own way
+        forced = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced])
+        free = self._statements(emitter, [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced])
+        chunks: list[str] = []
+        whole = len("\n".join(_render(forced, 1) + _render(free, 1)))
+        body: list[str] = []
+        for part in (forced, free):
+            body.extend(_render(part, 1) if whole <= CHUNK_CHARS else self._pack(part, 1, chunks))
+            if part is forced and forced:
+                body += ["if n > 0:", "    return n"]
+        lines = ["@njit(cache=True)", "def successors(s, out_i, out, rd):", "    n = 0", *self._cached_reads(body, "    ")]
+        lines += [f"    {line}" for line in body]
         lines.append("    return n")
-        return "\n".join(lines)
+        return "\n\n".join([*chunks, "\n".join(lines)])
+
+    def _statements(self, emitter: Emitter, pending: list) -> list[list[str] | _Switch]:
+        """`CompiledModel._dispatch` as a tree: each instance's guarded block (its lines), and
+        the `if field == value` switches over the instances sharing a leading field test, in
+        the order `_dispatch` writes them (so successors come in the Python engine's order)."""
+        keys = [self._dispatch_key(emitter, p) for p in pending]
+        counts = Counter(k[0] for k in keys if k is not None)
+        offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
+        if offset is None:
+            return [block for block in (self._plain_block(emitter, item, "") for item in pending) if block]
+        from checker.lang.compile import _Pending
+
+        grouped: dict[int, list] = {}
+        rest = []
+        for item, key in zip(pending, keys):
+            if key is not None and key[0] == offset:
+                grouped.setdefault(key[1], []).append(_Pending(item.instance, item.conjuncts[1:]))
+            else:
+                rest.append(item)
+        width = next(f.width for f in self.layout.fields if f.offset == offset)
+        read = emitter.read("s", offset, (1 << width) - 1)
+        switch = _Switch(read, [(value, self._statements(emitter, items)) for value, items in sorted(grouped.items())])
+        return [switch, *(block for block in (self._plain_block(emitter, item, "") for item in rest) if block)]
+
+    def _pack(self, statements: list[list[str] | _Switch], depth: int, chunks: list[str]) -> list[str]:
+        """The lines of `statements` with runs of them moved into functions of their own
+        (appended to `chunks`) of at most `CHUNK_CHARS` of source each, and a switch too large
+        for one function kept here, its branches packed in turn. numba's time per function
+        grows faster than its size (its SSA pass and type inference revisit the whole function
+        per variable), so many small functions compile much faster than one large one."""
+        out: list[str] = []
+        run: list[list[str] | _Switch] = []
+        size = 0
+        for statement in statements:
+            chars = len("\n".join(_render([statement], depth)))
+            if isinstance(statement, _Switch) and chars > CHUNK_CHARS:
+                out.extend(self._chunk(run, depth, chunks))
+                run, size = [], 0
+                out.append(f"d{depth} = {statement.read}")
+                for n, (value, branch) in enumerate(statement.branches):
+                    out.append(f"{'if' if n == 0 else 'elif'} d{depth} == {value}:")
+                    out.extend(f"    {line}" for line in self._pack(branch, depth + 1, chunks) or ["pass"])
+                continue
+            if run and size + chars > CHUNK_CHARS:
+                out.extend(self._chunk(run, depth, chunks))
+                run, size = [], 0
+            run.append(statement)
+            size += chars
+        out.extend(self._chunk(run, depth, chunks))
+        return out
+
+    def _chunk(self, run: list[list[str] | _Switch], depth: int, chunks: list[str]) -> list[str]:
+        """A function holding `run` (reading the cached fields it uses itself), and its call."""
+        if not run:
+            return []
+        name = f"_c{len(chunks)}"
+        body = _render(run, depth)
+        lines = ["@njit(cache=True)", f"def {name}(s, out_i, out, n, rd):", *self._cached_reads(body, "    ")]
+        lines += [f"    {line}" for line in body]
+        lines.append("    return n")
+        chunks.append("\n".join(lines))
+        return [f"n = {name}(s, out_i, out, n, rd)"]
+
+    def _cached_reads(self, body: list[str], pad: str) -> list[str]:
+        """The reads into `s_<offset>` variables of the cached fields these lines use."""
+        used = sorted({int(m) for line in body for m in re.findall(r"\bs_(\d+)\b", line)})
+        return [f"{pad}s_{offset} = {word_read('s', offset, next(f.mask for f in self.layout.fields if f.offset == offset))}" for offset in used]
 
     def _effect_block(self, emitter: Emitter, instance, env: dict, target: str) -> list[str]:
         """As `CompiledModel._effect_block`, writing the post-state into row `out[n]`."""
@@ -318,22 +462,28 @@ class NativeSource(CompiledModel):
     def state_props_source(self) -> str:
         """check_state(s, node, status, where, rd): decide the open state properties at a new
         state (status[k] becomes 1 and where[k] the state). An expression that cannot be
-        evaluated raises; the engine then leaves the configuration to the Python engine."""
-        lines = ["@njit(cache=True)", "def check_state(s, node, status, where, rd):"]
+        evaluated raises; the engine then leaves the configuration to the Python engine. A large
+        suite's checks are split into functions of about `CHUNK_CHARS` each, called in turn."""
+        groups = []
         for sp in self.state_props:
             k = sp.slot
-            lines += [
-                f"    if status[{k}] == 0 and bool({self.expression(sp.prop.expr)}) == {sp.deciding}:",
-                f"        status[{k}] = 1",
-                f"        where[{k}] = node",
-            ]
-        lines.append("    return 0")
-        return "\n".join(lines)
+            groups.append([
+                f"if status[{k}] == 0 and bool({self.expression(sp.prop.expr)}) == {sp.deciding}:",
+                f"    status[{k}] = 1",
+                f"    where[{k}] = node",
+            ])
+        args = "s, node, status, where, rd"
+        chunks: list[str] = []
+        body = _sequence(groups)
+        if len("\n".join(body)) > CHUNK_CHARS:
+            body = [f"_s{n}({args})" for n, _ in enumerate(_chunked(groups, "_s", args, chunks, _sequence))]
+        lines = ["@njit(cache=True)", f"def check_state({args}):", *(f"    {line}" for line in body), "    return 0"]
+        return "\n\n".join([*chunks, "\n".join(lines)])
 
     def after_props_source(self) -> str:
         """check_after(inst, s, o, pre, node, status, where, where2, inst_at, rd): the `after`
-        properties of instance `inst`, post-state s, pre-state o."""
-        lines = ["HAS_AFTER = " + str(bool(self.after_props)), "", "@njit(cache=True)", "def check_after(inst, s, o, pre, node, status, where, where2, inst_at, rd):"]
+        properties of instance `inst`, post-state s, pre-state o (split by ranges of instances
+        into functions of about `CHUNK_CHARS` each when larger)."""
         base = len(self.state_props)
         by_instance: dict[int, list[tuple[int, str]]] = {}
         for k, prop in enumerate(self.after_props):
@@ -341,18 +491,28 @@ class NativeSource(CompiledModel):
                 if inst.action.name == prop.action:
                     env = self.encoded_params(inst)
                     by_instance.setdefault(inst.id, []).append((base + k, self.expression(prop.expr, env)))
-        for n, (inst_id, checks) in enumerate(sorted(by_instance.items())):
-            lines.append(f"    {'if' if n == 0 else 'elif'} inst == {inst_id}:")
+        groups = []
+        for inst_id, checks in sorted(by_instance.items()):
+            group = [f"if inst == {inst_id}:"]
             for k, text in checks:
-                lines += [
-                    f"        if status[{k}] == 0 and not ({text}):",
-                    f"            status[{k}] = 1",
-                    f"            where[{k}] = pre",
-                    f"            where2[{k}] = node",
-                    f"            inst_at[{k}] = inst",
+                group += [
+                    f"    if status[{k}] == 0 and not ({text}):",
+                    f"        status[{k}] = 1",
+                    f"        where[{k}] = pre",
+                    f"        where2[{k}] = node",
+                    f"        inst_at[{k}] = inst",
                 ]
-        lines.append("    return 0")
-        return "\n".join(lines)
+            groups.append(group)
+        args = "inst, s, o, pre, node, status, where, where2, inst_at, rd"
+        chunks: list[str] = []
+        body = _chain(groups)
+        if len("\n".join(body)) > CHUNK_CHARS:
+            body = []
+            for n, run in enumerate(_chunked(groups, "_a", args, chunks, _chain)):
+                last = int(run[-1][0].split("==")[1].rstrip(":"))
+                body += [f"{'if' if n == 0 else 'elif'} inst <= {last}:", f"    _a{n}({args})"]
+        lines = ["HAS_AFTER = " + str(bool(self.after_props)), "", "@njit(cache=True)", f"def check_after({args}):", *(f"    {line}" for line in body), "    return 0"]
+        return "\n\n".join([*chunks, "\n".join(lines)])
 
     def leads_source(self) -> str:
         """leads_masks(k, states, source, target, rd): evaluate leads-to property k's `from` and

@@ -41,7 +41,7 @@ RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compile
 
 def _runtime() -> ModuleType:
     """The compiled helpers, imported (with numba) only when something is explored natively:
-    `auto` asks `is_compiled` in every run, which must stay cheap."""
+    `auto` asks `is_compiled_cheaply` in every run, which must stay cheap."""
     from checker.engines.native import runtime
 
     return runtime
@@ -119,7 +119,7 @@ def generated_props(compiled: CompiledModel, props: list[BoundProperty]) -> list
     return suite if all(_signature(p) in known for p in props) else props
 
 
-def _source_key(compiled: CompiledModel, props: list[BoundProperty]) -> tuple:
+def source_key(compiled: CompiledModel, props: list[BoundProperty]) -> tuple:
     return (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in generated_props(compiled, props)))
 
 
@@ -129,7 +129,7 @@ def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
     combination shares it, and so is the choice of properties (`generated_props`). The
     generator itself, which maps this configuration's instance numbers, is cheap."""
     source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
-    key = _source_key(compiled, props)
+    key = source_key(compiled, props)
     if key not in _SOURCES:
         _SOURCES[key] = source.module_source()
     return source, _SOURCES[key]
@@ -138,16 +138,17 @@ def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
 def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     """Whether this configuration's module is already loaded in this process (asked without
     generating anything): exploring with it then costs no more than a Python exploration's setup."""
-    return _LOADED.get(_source_key(compiled, props)) in sys.modules
+    return _LOADED.get(source_key(compiled, props)) in sys.modules
 
 
-def is_compiled(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether this configuration's module is already compiled (loaded, or in the disk cache)."""
+def source_chars(compiled: CompiledModel, props: list[BoundProperty]) -> int:
+    """The length of this configuration's module source, which is what compiling it costs
+    (numba's time grows with it: benchmarks/README.md, issue 17); a model the generator cannot
+    handle counts as too large."""
     try:
-        name = module_name(generate(compiled, props)[1])
+        return len(generate(compiled, props)[1])
     except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
-        return False
-    return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
+        return sys.maxsize
 
 
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
@@ -158,7 +159,7 @@ def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
     from checker.lang.compile_cache import code_digest, source_digest
     from checker.lang.properties import suite_path
 
-    digest = hashlib.sha256(repr((code_digest(), fingerprint(), source_digest(compiled.model.path), _source_key(compiled, props))).encode())
+    digest = hashlib.sha256(repr((code_digest(), fingerprint(), source_digest(compiled.model.path), source_key(compiled, props))).encode())
     suite = suite_path(compiled.model.path)
     if os.path.isfile(suite):
         with open(suite, "rb") as fh:
@@ -167,8 +168,9 @@ def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
 
 
 def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """`is_compiled` without generating the source: true only for a module an earlier `build`
-    recorded (a module compiled before the record existed is simply not found)."""
+    """Whether this configuration's module is already compiled (loaded, or in the disk cache),
+    asked without generating the source: true only for a module an earlier `build` recorded (a
+    module compiled before the record existed is simply not found)."""
     try:
         with open(_index_path(compiled, props)) as fh:
             name = fh.read().strip()
@@ -304,7 +306,7 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
     try:
         source, text = generate(compiled, props)
         module = load_module(text)
-        _LOADED[_source_key(compiled, props)] = module.__name__
+        _LOADED[source_key(compiled, props)] = module.__name__
         _record(compiled, props, module.__name__)
         return source, module
     except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
