@@ -387,6 +387,20 @@ class _Pending:
     conjuncts: list[Expr]
 
 
+def split_by_dispatch(pending: list[_Pending], keys: list[tuple[int, int] | None], offset: int) -> tuple[dict[int, list[_Pending]], list[_Pending]]:
+    """The guarded blocks whose guard starts with `field at offset == value` (`keys`, one per
+    block), by value and with that hoisted test dropped, and the others in their order: the
+    grouping the successor dispatch of both the Python and the native code is built from."""
+    grouped: dict[int, list[_Pending]] = {}
+    rest: list[_Pending] = []
+    for item, key in zip(pending, keys):
+        if key is not None and key[0] == offset:
+            grouped.setdefault(key[1], []).append(_Pending(item.instance, item.conjuncts[1:]))
+        else:
+            rest.append(item)
+    return grouped, rest
+
+
 def _conjuncts(expr: Expr) -> list[Expr]:
     """A guard's top-level `and` operands, left to right."""
     return _chain(expr) if isinstance(expr, Binary) and expr.op == "and" else [expr]
@@ -569,13 +583,7 @@ class CompiledModel:
             for item in pending:
                 lines.extend(self._plain_block(emitter, item, pad))
             return lines
-        grouped: dict[int, list[_Pending]] = {}
-        rest: list[_Pending] = []
-        for item, key in zip(pending, keys):
-            if key is not None and key[0] == offset:
-                grouped.setdefault(key[1], []).append(_Pending(item.instance, item.conjuncts[1:]))
-            else:
-                rest.append(item)
+        grouped, rest = split_by_dispatch(pending, keys, offset)
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
         lines = [f"{pad}d{depth} = {read}"]

@@ -342,15 +342,9 @@ class NativeSource(CompiledModel):
         offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
         if offset is None:
             return [block for block in (self._plain_block(emitter, item, "") for item in pending) if block]
-        from checker.lang.compile import _Pending
+        from checker.lang.compile import split_by_dispatch
 
-        grouped: dict[int, list] = {}
-        rest = []
-        for item, key in zip(pending, keys):
-            if key is not None and key[0] == offset:
-                grouped.setdefault(key[1], []).append(_Pending(item.instance, item.conjuncts[1:]))
-            else:
-                rest.append(item)
+        grouped, rest = split_by_dispatch(pending, keys, offset)
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
         switch = _Switch(read, [(value, self._statements(emitter, items)) for value, items in sorted(grouped.items())])
