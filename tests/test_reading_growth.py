@@ -88,3 +88,14 @@ def test_the_allowance_stops_the_rechecks_of_one_game():
     assert recheck_readings([impact] * 5, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
     spent = recheck_readings([impact] * 6, Settings(max_states=16))  # the sixth pass finds the allowance spent
     assert {(c.outcome, c.reason) for c in spent.values()} == {(Outcome.NOT_RECHECKED, SPENT)}
+
+
+def test_the_cheap_rechecks_do_not_starve_the_whole_analyses():
+    """The early-stopping re-checks and the odds-shifting lines' whole analyses have allowances
+    of their own: eight passes over `lastcard` spend the first (80 states here), and the odds
+    game's whole analysis, which comes after them, is still re-checked."""
+    settings = Settings(max_states=20)
+    lastcard, odds = analyse_model(load_model(LASTCARD), settings), analyse_model(load_model(ODDS), settings)
+    checks = recheck_readings([lastcard] * 8 + [odds], settings)
+    assert checks[("lastcard", "claim", "opening")].reason == SPENT
+    assert checks[("odds", "shade", "dark")].outcome == Outcome.SURVIVES

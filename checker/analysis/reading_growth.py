@@ -33,11 +33,13 @@ what is published does not depend on the machine: each exploration has the growt
 (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
 `max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
-re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` (the moot lines'
-searches a quarter of `max_states`, apart; every bound at once only). The early-stopping
-re-checks of every model come first (the changes', game-breaking first, then the moot lines';
-each group every bound at once for all lines, then one at a time; smallest model first), the whole analyses after, so the allowance
-decides as many lines as it can. The outcomes are part of the Readings section,
+re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` for the early-stopping
+re-checks, as much again for the whole analyses of the odds-shifting lines (their own allowance:
+the many cheap verdict runs must not starve the few whole analyses that fit, nor the reverse),
+and a quarter of `max_states` for the moot lines' searches (every bound at once only). The
+early-stopping re-checks of every model come first (the changes', game-breaking first, then the
+moot lines'; each group every bound at once for all lines, then one at a time; smallest model
+first), the whole analyses after, so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
 which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
 
@@ -160,6 +162,7 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     """The re-check of every game-breaking, outcome-changing or odds-shifting option of one
     game's models, by (model id, reading, option), within the game's allowance of states."""
     allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
+    whole_allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)  # apart: see the module's docstring
     moot_allowance = _Allowance(settings.max_states // MOOT_SHARE)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
     cheap: list[tuple[_ModelRuns, OptionImpact, Run]] = []  # the lines decided by early-stopping searches
@@ -205,6 +208,7 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
             out.update({(mi.model.id, o.reading, o.option): skipped for o in rest})
             continue
         runs.budget = max(MIN_STATES, GROWTH_FACTOR * largest)
+        runs.allowance = whole_allowance  # the model's early-stopping re-checks are done: the rest is the whole analyses'
         for option in rest:
             out[(mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
     return out
