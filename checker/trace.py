@@ -324,7 +324,7 @@ class _View:
 def visible_changes(display: dict[str, Any], step: Step) -> str:
     """A step's changes as a narrative shows them (internal slots hidden, labels and display
     names used), for views that show one step outside a whole trace (a divergence's two sides)."""
-    return _View(display).changes(_step_json(step)["changes"])
+    return _View(display).changes(step_json(step)["changes"])
 
 
 # -- reading saved traces back -----------------------------------------------------------------
@@ -388,6 +388,11 @@ def _jsonable_state(state: State) -> dict[str, Any]:
     return out
 
 
+def jsonable_constants(constants: dict[str, Any]) -> dict[str, Any]:
+    """Constants as a trace records them: sorted by name, a table keyed `a/b`."""
+    return {k: (v if not isinstance(v, dict) else {"/".join(map(str, key)): x for key, x in v.items()}) for k, v in sorted(constants.items())}
+
+
 def to_json(trace: Trace) -> dict[str, Any]:
     """The project's own trace format (documented in docs/traces.md)."""
     return {
@@ -397,19 +402,20 @@ def to_json(trace: Trace) -> dict[str, Any]:
         "model": trace.model,
         "property": {"id": trace.property_id, "kind": trace.property_kind, "says": trace.says},
         "readings": dict(sorted(trace.config.readings.items())),
-        "constants": {k: (v if not isinstance(v, dict) else {"/".join(map(str, key)): x for key, x in v.items()}) for k, v in sorted(trace.config.constants.items())},
+        "constants": jsonable_constants(trace.config.constants),
         "shape": trace.shape,
         "loop_start": trace.loop_start,
         "note": trace.note,
         "outcome": trace.outcome,
         "initial": _jsonable_state(fold(trace.display.get("piles", {}), trace.initial)),
-        "steps": [_step_json(step) for step in trace.steps],
-        "branches": [_step_json(step) for step in trace.branches],
+        "steps": [step_json(step) for step in trace.steps],
+        "branches": [step_json(step) for step in trace.branches],
         "display": trace.display,
     }
 
 
-def _step_json(step: Step) -> dict[str, Any]:
+def step_json(step: Step) -> dict[str, Any]:
+    """A step in the trace format (also what `rulecheck verify` compares a saved step with)."""
     return {
         "action": step.action,
         "by": step.actor,

@@ -1,4 +1,5 @@
-"""Reading saved traces back (for `rulecheck explain`): evidence files and bare traces."""
+"""Reading saved traces back (for `rulecheck explain` and `rulecheck verify`): evidence files,
+unpacked with their game's `shared.json`, and bare traces."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 from checker.errors import Loc, RulecheckError
 from checker.lang.yamlsrc import read_text
-from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, clause_quotes, trace_document
+from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, shared_table, trace_document
 from checker.trace import TRACE_FORMAT, TRACE_VERSION, is_witness, narrative
 
 
@@ -15,7 +16,12 @@ def load_trace(path: str) -> dict:
     doc = _load_json(path)
     if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
         _check_version(path, doc, EVIDENCE_VERSION)
-        return trace_document(doc, clause_quotes(path))
+        try:
+            return trace_document(doc, shared_table(path))
+        except RulecheckError as exc:
+            raise RulecheckError(exc.message, Loc(path, 1, 1), hint=exc.hint) from None
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise RulecheckError(f"not a valid rulecheck evidence file: {type(exc).__name__} {exc}", Loc(path, 1, 1)) from None
     if not isinstance(doc, dict) or doc.get("format") != TRACE_FORMAT:
         raise RulecheckError("not a rulecheck trace (no `format: rulecheck-evidence` or `rulecheck-trace`)", Loc(path, 1, 1), hint="explain reads the .json files rulecheck writes to counterexamples/")
     _check_version(path, doc, TRACE_VERSION)
@@ -34,7 +40,7 @@ def _load_json(path: str) -> object:
 
 def _check_version(path: str, doc: dict, supported: int) -> None:
     if doc.get("version") != supported:
-        raise RulecheckError(f"{doc.get('format')} version {doc.get('version')} is not supported (this rulecheck reads version {supported})", Loc(path, 1, 1))
+        raise RulecheckError(f"{doc.get('format')} version {doc.get('version')} is not supported (this rulecheck reads version {supported})", Loc(path, 1, 1), hint="run `rulecheck check` again to rewrite the evidence")
 
 
 def load_trace_narrative(path: str) -> str:

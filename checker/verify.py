@@ -3,7 +3,8 @@
 A trace file is evidence only while the model still produces it. Each saved trace is rebuilt
 from what it records (initial state, each step's action and parameters, the configuration),
 replayed in the reference interpreter, and every recorded step is compared with what the model
-does now: a hand-edited step, a changed rule or a stale file shows up as a named difference.
+does now (its changes, its narration, the clauses and assumptions it cites and their texts): a
+hand-edited step, a changed rule or clause text, or a stale file shows up as a named difference.
 The final situation is then confirmed by the same per-kind check the checker runs before it
 reports any trace (`evidence.confirm`).
 """
@@ -23,8 +24,8 @@ from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
 from checker.lang.piles import lengths_of, unfold
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
-from checker.report.evidence_files import CLAUSES_FILE
-from checker.trace import ReplayMismatch, Trace, changes, make_step
+from checker.report.evidence_files import SHARED_FILE
+from checker.trace import ReplayMismatch, Step, Trace, changes, make_step, step_json
 from checker.trace_io import load_trace
 
 
@@ -41,7 +42,7 @@ def trace_files(paths: list[str]) -> list[str]:
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            found += [p for p in glob.glob(os.path.join(path, "**", "*.json"), recursive=True) if not p.endswith(".itf.json") and os.path.basename(p) != CLAUSES_FILE]
+            found += [p for p in glob.glob(os.path.join(path, "**", "*.json"), recursive=True) if not p.endswith(".itf.json") and os.path.basename(p) != SHARED_FILE]
         elif os.path.isfile(path):
             found.append(path)
         else:
@@ -72,6 +73,7 @@ def verify_trace(path: str, models_dir: str) -> str:
     for number, step in enumerate(steps_doc, start=1):
         move = _replay_step(interp, state, step, number)
         steps.append(make_step(interp, move, state))
+        _check_citations(step, steps[-1], number)
         state = move.post
     trace = Trace(
         game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
@@ -104,6 +106,15 @@ def _replay_step(interp: Interpreter, pre: State, step: dict[str, Any], number: 
         differ = sorted(set(map(str, recorded)) ^ set(map(str, actual)))
         raise StaleTrace(f"step {number} (`{action}`): the recorded changes are not what the model does now ({'; '.join(differ)[:200]})")
     return move
+
+
+def _check_citations(recorded: dict[str, Any], step: Step, number: int) -> None:
+    """The saved step says what the step says now: its narration, and the clauses and assumptions
+    it cites with their texts (an evidence file keeps those texts in the game's shared.json)."""
+    now = step_json(step)
+    for key in ("text", "clauses", "assumptions"):
+        if recorded.get(key, []) != now[key]:
+            raise StaleTrace(f"step {number} (`{step.action}`): recorded {key} {str(recorded.get(key))[:100]}, the model gives {str(now[key])[:100]} now")
 
 
 def _find_model(doc: dict[str, Any], path: str, models_dir: str) -> Model:

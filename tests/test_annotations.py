@@ -24,8 +24,9 @@ from checker.lang.interp import Interpreter
 from checker.lang.loader import model_files
 from checker.lang.properties import load_suite
 from checker.lint import coverage, question_coverage
-from checker.report.evidence_files import CLAUSES_FILE, trace_document
+from checker.report.evidence_files import SHARED_FILE
 from checker.trace import NarrationMismatch, config_from_json, display_info, make_step, narrative, replay_path, states_from_json
+from checker.trace_io import load_trace
 from tests.conftest import write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -333,21 +334,7 @@ def bundled_models() -> dict[tuple[str, str], object]:
 
 
 def saved_traces() -> list[str]:
-    return sorted(p for p in glob.glob(os.path.join(ROOT, "counterexamples", "*", "*.json")) if not p.endswith((".itf.json", "clauses.json")))
-
-
-def saved_trace(path: str) -> dict:
-    """The trace of a saved evidence file, unpacked with the game's clause table."""
-    with open(path, encoding="utf-8") as handle:
-        doc = json.load(handle)
-    if doc.get("format") != "rulecheck-evidence":
-        return doc
-    table = os.path.join(os.path.dirname(path), CLAUSES_FILE)
-    quotes = {}
-    if os.path.isfile(table):
-        with open(table, encoding="utf-8") as handle:
-            quotes = json.load(handle)["clauses"]
-    return trace_document(doc, quotes)
+    return sorted(p for p in glob.glob(os.path.join(ROOT, "counterexamples", "*", "*.json")) if not p.endswith((".itf.json", SHARED_FILE)))
 
 
 def test_bundled_models_cite_each_branch_somewhere():
@@ -365,19 +352,20 @@ def test_saved_traces_cite_only_clauses_whose_branch_fired():
     traces = saved_traces()
     assert traces, "no saved traces under counterexamples/"
     for path in traces:
-        doc = saved_trace(path)
+        doc = load_trace(path)
         model = models[(os.path.basename(os.path.dirname(path)), doc["model"])]
         config = config_from_json(model, doc)
         states = states_from_json(model, doc)
         steps = replay_path(model, config, states, [s["action"] for s in doc["steps"]])
         for number, (saved, replayed) in enumerate(zip(doc["steps"], steps), start=1):
             assert [c["id"] for c in saved["clauses"]] == [cid for cid, _ in replayed.clauses], f"{path}: step {number} cites clauses whose condition did not hold"
+            assert [(c["id"], c["says"]) for c in saved["clauses"]] == list(replayed.clauses), f"{path}: step {number}'s quotes are not the clauses' texts"
 
 
 def test_no_internal_slot_appears_in_any_saved_narrative():
     models = bundled_models()
     for path in saved_traces():
-        doc = saved_trace(path)
+        doc = load_trace(path)
         model = models[(os.path.basename(os.path.dirname(path)), doc["model"])]
         assert doc.get("display"), f"{path} has no display section (regenerate the evidence)"
         text = narrative(doc)

@@ -29,8 +29,7 @@ def test_check_exits_0_when_every_result_matches_and_writes_evidence(project):
     assert lines[0].startswith("duel: 1 model(s), 2 combinations, 8 properties; 1 finding(s) (1 outcome-changing); 0 unexpected;")
     assert len(lines) == 2 and "16 as expected, 0 unexpected" in lines[1]
     written = sorted(os.listdir(project / "counterexamples" / "duel"))
-    assert written[0] == "clauses.json" and len(written) == 2
-    written = written[1:]
+    assert written[1] == "shared.json" and len(written) == 2
     assert re.fullmatch(r"scores-bounded\.[0-9a-f]{12}\.json", written[0])
     doc = json.loads((project / "counterexamples" / "duel" / written[0]).read_text())
     assert doc["format"] == "rulecheck-evidence" and doc["witnesses"] == [{"variant": "duel", "reading": "tie=defender"}]
@@ -66,9 +65,11 @@ def test_stale_traces_are_pruned_on_a_full_run(project):
     folder.mkdir(parents=True)
     (folder / "duel.old-property.default.json").write_text("{}")  # the former one-file-per-combination layout
     (folder / "old-property.0123456789ab.json").write_text("{}")
+    (folder / "clauses.json").write_text("{}")  # version 1's clause table
     (folder / "notes.txt").write_text("mine")  # not a file the checker writes: kept
     rulecheck("check", cwd=str(project))
     assert not (folder / "duel.old-property.default.json").exists() and not (folder / "old-property.0123456789ab.json").exists()
+    assert not (folder / "clauses.json").exists() and (folder / "shared.json").exists()
     assert (folder / "notes.txt").read_text() == "mine"
 
 
@@ -94,7 +95,7 @@ def test_itf_export_follows_the_format(project):
 
 def test_explain_prints_the_narrative_of_a_saved_trace(project):
     rulecheck("check", cwd=str(project))
-    [name] = [n for n in os.listdir(project / "counterexamples" / "duel") if n != "clauses.json"]
+    [name] = [n for n in os.listdir(project / "counterexamples" / "duel") if n != "shared.json"]
     run = rulecheck("explain", f"counterexamples/duel/{name}", cwd=str(project))
     assert run.returncode == 0
     assert "8. The rules: tie_break (Ties (duel-3): \u201cIf both players" in run.stdout

@@ -78,6 +78,28 @@ def test_verify_reports_a_wrong_final_state(duel):
     assert run.returncode == 1 and "invariant is false" in run.stderr, run.stderr
 
 
+def test_verify_reports_a_changed_clause_text_in_the_shared_table(duel):
+    rulecheck("check", "--jobs", "1", cwd=str(duel))
+    table = duel / "counterexamples" / "duel" / "shared.json"
+    shared = json.loads(table.read_text())
+    shared["clauses"]["duel-3"]["says"] = "Ties go to nobody."  # the text a step quotes, edited
+    table.write_text(json.dumps(shared))
+    run = rulecheck("verify", cwd=str(duel))
+    assert run.returncode == 1 and "recorded clauses" in run.stderr and "Ties go to nobody." in run.stderr, run.stdout + run.stderr
+    no_traceback(run)
+
+
+def test_evidence_of_another_format_version_is_refused(duel):
+    rulecheck("check", "--jobs", "1", cwd=str(duel))
+    path, doc, _ = evidence_file(duel)
+    doc["version"] = 1
+    path.write_text(json.dumps(doc))
+    for command in ("verify", "explain"):
+        run = rulecheck(command, str(path), cwd=str(duel))
+        assert run.returncode == 2 and "version 1 is not supported" in run.stderr and "rulecheck check" in run.stderr
+        no_traceback(run)
+
+
 def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
     from checker.evidence import confirm
     from checker.lang.interp import Interpreter
