@@ -182,7 +182,9 @@ class SharedRuns:
 def _unaffected_by_others(result: Result) -> bool:
     """No state decided this property during a shared run (see `SharedRuns`)."""
     kind, status = result.prop.kind, result.status
-    if KINDS[kind].klass is KindClass.GRAPH or status == "undecided":  # graph kinds: decided after the exploration
+    if kind == "terminates" and result.prop.within is None and status == "fails":  # a cycle may decide it during the run (`expanded_cycle`)
+        return False
+    if KINDS[kind].klass is KindClass.GRAPH or status == "undecided":  # other graph kinds: decided after the exploration
         return True
     if kind == "reachable":
         return status == "fails"
