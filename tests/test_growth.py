@@ -317,13 +317,13 @@ TWO_BOUNDS = textwrap.dedent(
 )
 
 
-def tally_result(tmp_path, monkeypatch, prop_id: str, expr: str):
-    """The failing result of an invariant on the two-bound game (cards 1, rounds 3: 8 states)."""
+def tally_result(tmp_path, monkeypatch, prop_id: str, expr: str, kind: str = "invariant"):
+    """The failing result of an invariant (or `kind`) on the two-bound game (cards 1, rounds 3: 8 states)."""
     (tmp_path / "models" / "tally").mkdir(parents=True)
     (tmp_path / "properties").mkdir()
     (tmp_path / "models" / "tally" / "tally.yaml").write_text(TWO_BOUNDS)
     (tmp_path / "properties" / "tally.yaml").write_text(
-        f"game: tally\nproperties:\n  - id: {prop_id}\n    kind: invariant\n    says: x\n    expr: {expr}\n    expect: fails\n")
+        f"game: tally\nproperties:\n  - id: {prop_id}\n    kind: {kind}\n    says: x\n    expr: {expr}\n    expect: fails\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(growth, "MIN_STATES", 1)
     monkeypatch.setattr(growth, "GROWTH_FACTOR", 1000)  # the budget is then `max_states`
@@ -542,3 +542,19 @@ def test_a_shared_run_leaves_a_terminates_a_cycle_decided_early_to_its_own_run(t
     together = [growth.recheck(r.prop.id, r, 30, 60.0, cache_dir=None, shared=shared) for r in results]
     alone = [growth.recheck(r.prop.id, r, 30, 60.0, cache_dir=None) for r in results]
     assert together == alone and together[0].outcome == Outcome.SURVIVES and together[0].states < 10
+
+
+def test_a_whole_game_re_check_skips_every_bound_at_once_where_the_single_growths_predict_an_overrun(tmp_path, monkeypatch):
+    # `reachable` that fails: every larger run must explore its whole game. Each bound alone:
+    # cards 12 states (1.5 times the checked 8), rounds 10 (1.25 times): predicted 15 states.
+    result = tally_result(tmp_path, monkeypatch, "over-tally", "tally > rounds", kind="reachable")
+    skipped = growth.recheck("over", result, 13, 60.0, cache_dir=None)
+    assert skipped.outcome == Outcome.SURVIVES and skipped.states == 0
+    assert [(s.grown, s.outcome, s.states) for s in skipped.singles] == [("cards 1\u21922", Outcome.SURVIVES, 12), ("rounds 3\u21924", Outcome.SURVIVES, 10)]
+    assert skipped.reason == "not run: the one-at-a-time runs predict about 15 states (the checked 8 times each bound's own growth), over its budget of 13"
+    assert "(every bound at once (cards 1\u21922, rounds 3\u21924) was not re-checked: not run: the one-at-a-time runs predict" in skipped.words()
+    # Within the budget, every bound at once is run and the outcome is the other order's.
+    ran = growth.recheck("over", result, 16, 60.0, cache_dir=None)
+    monkeypatch.setattr(growth, "_survives_only_whole", lambda _result: False)
+    assert ran == growth.recheck("over", result, 16, 60.0, cache_dir=None)
+    assert ran.outcome == Outcome.SURVIVES and ran.states == 15 and not ran.singles
