@@ -552,7 +552,7 @@ def test_a_whole_game_re_check_skips_every_bound_at_once_where_the_single_growth
     assert skipped.outcome == Outcome.SURVIVES and skipped.states == 0
     assert [(s.grown, s.outcome, s.states) for s in skipped.singles] == [("cards 1\u21922", Outcome.SURVIVES, 12), ("rounds 3\u21924", Outcome.SURVIVES, 10)]
     assert skipped.reason == "not run: the one-at-a-time runs predict about 15 states (the checked 8 times each bound's own growth), over its budget of 13"
-    assert "(every bound at once (cards 1\u21922, rounds 3\u21924) was not re-checked: not run: the one-at-a-time runs predict" in skipped.words()
+    assert "(every bound at once (cards 1\u21922, rounds 3\u21924) was not run: the one-at-a-time runs predict about 15 states" in skipped.words()
     # Within the budget, every bound at once is run and the outcome is the other order's.
     ran = growth.recheck("over", result, 16, 60.0, cache_dir=None)
     monkeypatch.setattr(growth, "_survives_only_whole", lambda _result: False)
