@@ -558,3 +558,8 @@ def test_a_whole_game_re_check_skips_every_bound_at_once_where_the_single_growth
     monkeypatch.setattr(growth, "_survives_only_whole", lambda _result: False)
     assert ran == growth.recheck("over", result, 16, 60.0, cache_dir=None)
     assert ran.outcome == Outcome.SURVIVES and ran.states == 15 and not ran.singles
+    # A growth that shrank the game counts as none; the prediction has two significant figures.
+    from checker.growth_check import SingleGrowth
+
+    grew = [SingleGrowth("a", Outcome.SURVIVES, "exhaustive", 12), SingleGrowth("b", Outcome.SURVIVES, "exhaustive", 2), SingleGrowth("c", Outcome.SURVIVES, "exhaustive", 1234)]
+    assert growth._predicted_states(8, tuple(grew)) == round(8 * 1.5 * 1234 / 8, -2) == 1900

@@ -6,7 +6,8 @@ links live in an `array`, so every counterexample is rebuilt as a shortest path.
 properties (invariant, reachable, unreachable, after, deadlock, determinism, coverage) are
 checked as states are discovered, which in breadth-first order means the first violation found
 is a shortest one. Graph properties (termination, leads-to) run on the stored edge lists after
-the exploration is complete.
+the exploration is complete (a run that stops once decided, the growth re-check's, also looks for
+a cycle among the states it has expanded: `expanded_cycle`).
 """
 
 from __future__ import annotations
