@@ -103,7 +103,8 @@ class GrowthCheck:
         return f"not re-checked: {where}{tried}: {self.reason}"
 
     def _single_words(self, where: str, grown: str, at_max: str) -> str:
-        at_once = f"every bound at once ({grown}) was not re-checked: {self.reason}"
+        # not run at all (`growth._singles_first`: the one-at-a-time runs predicted an overrun), or run and undecided
+        at_once = f"every bound at once ({grown}) was {self.reason}" if self.reason.startswith("not run: ") else f"every bound at once ({grown}) was not re-checked: {self.reason}"
         if self.outcome == Outcome.VANISHES:
             single = next(s for s in self.singles if s.outcome == Outcome.VANISHES)
             return f"vanishes: {where} holds with {single.grown} alone ({single.states:,} states explored, {single.reason}): a bound artefact ({at_once})"

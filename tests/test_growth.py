@@ -317,13 +317,13 @@ TWO_BOUNDS = textwrap.dedent(
 )
 
 
-def tally_result(tmp_path, monkeypatch, prop_id: str, expr: str):
-    """The failing result of an invariant on the two-bound game (cards 1, rounds 3: 8 states)."""
+def tally_result(tmp_path, monkeypatch, prop_id: str, expr: str, kind: str = "invariant"):
+    """The failing result of an invariant (or `kind`) on the two-bound game (cards 1, rounds 3: 8 states)."""
     (tmp_path / "models" / "tally").mkdir(parents=True)
     (tmp_path / "properties").mkdir()
     (tmp_path / "models" / "tally" / "tally.yaml").write_text(TWO_BOUNDS)
     (tmp_path / "properties" / "tally.yaml").write_text(
-        f"game: tally\nproperties:\n  - id: {prop_id}\n    kind: invariant\n    says: x\n    expr: {expr}\n    expect: fails\n")
+        f"game: tally\nproperties:\n  - id: {prop_id}\n    kind: {kind}\n    says: x\n    expr: {expr}\n    expect: fails\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(growth, "MIN_STATES", 1)
     monkeypatch.setattr(growth, "GROWTH_FACTOR", 1000)  # the budget is then `max_states`
@@ -451,3 +451,115 @@ def test_findings_sharing_a_configuration_share_their_larger_runs_with_the_outco
     assert shared == alone and len(shared) == 5
     assert {o.outcome for o in shared} >= {Outcome.VANISHES, Outcome.SURVIVES}
     assert len(runs) == 1  # `cards` one larger: explored once for the five
+
+
+# A game that can go on forever from its first state (spinning at the start) and otherwise ends
+# after `length` steps: 2 x (length + 1) states, a cycle among the first two.
+SPIN = textwrap.dedent(
+    """\
+    game: Spin
+    id: spin
+    players: [ann]
+    constants:
+      length: {type: int, range: [1, 60], default: 20, bound: true, doc: "steps to the end"}
+    state:
+      pos: "int[0..60]"
+      flip: "int[0..1]"
+    init:
+      pos: 0
+      flip: 0
+    terminal: pos == length
+    actions:
+      step:
+        by: ann
+        when: pos < length
+        do:
+          pos: pos + 1
+        rule: s-1
+      spin:
+        by: ann
+        when: pos == 0
+        do:
+          flip: 1 - flip
+        rule: s-2
+    clauses:
+      s-1: {at: "1", says: "Step forward."}
+      s-2: {at: "2", says: "Or spin at the start."}
+    """
+)
+
+
+def spin_results(tmp_path, monkeypatch):
+    """`game-ends` (fails: the spin) and `past-the-end` (fails: never reached) on the spin game."""
+    (tmp_path / "models" / "spin").mkdir(parents=True)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "models" / "spin" / "spin.yaml").write_text(SPIN)
+    (tmp_path / "properties" / "spin.yaml").write_text(
+        "game: spin\nproperties:\n  - id: game-ends\n    kind: terminates\n    says: x\n    expect: fails\n"
+        "  - id: past-the-end\n    kind: reachable\n    says: x\n    expr: pos > length\n    expect: fails\n")
+    monkeypatch.chdir(tmp_path)
+    results = [r for r in check_paths(["models/spin"], CheckOptions()) if r.prop.id in ("game-ends", "past-the-end")]
+    assert [(r.prop.id, r.status, r.states) for r in results] == [("game-ends", "fails", 42), ("past-the-end", "fails", 42)]
+    return results
+
+
+def spin_result(tmp_path, monkeypatch):
+    return spin_results(tmp_path, monkeypatch)[0]
+
+
+def test_a_cycle_among_the_expanded_states_decides_terminates_before_the_run_is_complete(tmp_path, monkeypatch):
+    from checker.engines import explicit
+
+    result = spin_result(tmp_path, monkeypatch)
+    prop = bind(result.prop, result.model)
+    config = result.config
+    stopped = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30)))[0]
+    assert stopped.status == "undecided"  # an ordinary run still needs the whole graph
+    at_budget = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True)))[0]
+    assert at_budget.status == "fails" and at_budget.states == 30 and at_budget.trace is not None  # looked for where the budget stopped it
+    monkeypatch.setattr(explicit, "CYCLE_LOOK_STATES", 1)
+    early = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True)))[0]
+    assert early.status == "fails" and early.states < 10 and early.bound.startswith("every property decided")
+    assert early.trace is not None and early.trace.loop_start is not None
+
+
+def test_a_larger_game_over_its_budget_still_shows_the_endless_play(tmp_path, monkeypatch):
+    result = spin_result(tmp_path, monkeypatch)
+    # length 21: 44 states, over a budget of 30; the spin at the start is found within it
+    check = growth.recheck("endless-spin", result, 30, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.SURVIVES and not check.singles
+    assert check.words().startswith("survives: `game-ends` on spin [default] still fails with length 20\u219221 (30 states explored)")
+
+
+def test_a_shared_run_leaves_a_terminates_a_cycle_decided_early_to_its_own_run(tmp_path, monkeypatch):
+    # Alone, the larger run of `game-ends` stops at the spin within a few states; shared with
+    # `past-the-end` (undecided until the budget), it would have explored all 30.
+    from checker.engines import explicit
+
+    results = spin_results(tmp_path, monkeypatch)
+    monkeypatch.setattr(explicit, "CYCLE_LOOK_STATES", 1)
+    shared = growth.SharedRuns(results)
+    together = [growth.recheck(r.prop.id, r, 30, 60.0, cache_dir=None, shared=shared) for r in results]
+    alone = [growth.recheck(r.prop.id, r, 30, 60.0, cache_dir=None) for r in results]
+    assert together == alone and together[0].outcome == Outcome.SURVIVES and together[0].states < 10
+
+
+def test_a_whole_game_re_check_skips_every_bound_at_once_where_the_single_growths_predict_an_overrun(tmp_path, monkeypatch):
+    # `reachable` that fails: every larger run must explore its whole game. Each bound alone:
+    # cards 12 states (1.5 times the checked 8), rounds 10 (1.25 times): predicted 15 states.
+    result = tally_result(tmp_path, monkeypatch, "over-tally", "tally > rounds", kind="reachable")
+    skipped = growth.recheck("over", result, 13, 60.0, cache_dir=None)
+    assert skipped.outcome == Outcome.SURVIVES and skipped.states == 0
+    assert [(s.grown, s.outcome, s.states) for s in skipped.singles] == [("cards 1\u21922", Outcome.SURVIVES, 12), ("rounds 3\u21924", Outcome.SURVIVES, 10)]
+    assert skipped.reason == "not run: the one-at-a-time runs predict about 15 states (the checked 8 times each bound's own growth), over its budget of 13"
+    assert "(every bound at once (cards 1\u21922, rounds 3\u21924) was not run: the one-at-a-time runs predict about 15 states" in skipped.words()
+    # Within the budget, every bound at once is run and the outcome is the other order's.
+    ran = growth.recheck("over", result, 16, 60.0, cache_dir=None)
+    monkeypatch.setattr(growth, "_survives_only_whole", lambda _result: False)
+    assert ran == growth.recheck("over", result, 16, 60.0, cache_dir=None)
+    assert ran.outcome == Outcome.SURVIVES and ran.states == 15 and not ran.singles
+    # A growth that shrank the game counts as none; the prediction has two significant figures.
+    from checker.growth_check import SingleGrowth
+
+    grew = [SingleGrowth("a", Outcome.SURVIVES, "exhaustive", 12), SingleGrowth("b", Outcome.SURVIVES, "exhaustive", 2), SingleGrowth("c", Outcome.SURVIVES, "exhaustive", 1234)]
+    assert growth._predicted_states(8, tuple(grew)) == round(8 * 1.5 * 1234 / 8, -2) == 1900

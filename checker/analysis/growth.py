@@ -13,7 +13,11 @@ each bound is grown on its own, one run each, in the model's order, until one ma
 finding vanish: a finding that vanishes when any single deck, hand or pile grows by one is a bound
 artefact, and the outcome names that bound. If every single growth still fails, the finding
 survives each; if none vanishes and some established nothing, neither does the re-check ("not
-re-checked"), and the outcome says which bound and why.
+re-checked"), and the outcome says which bound and why. Where only the whole larger game can
+keep the failure (a `reachable` nothing reaches, coverage, a graph property), the bounds are
+grown one at a time first, and every bound at once is run only if their growths, multiplied,
+predict that it fits its budget (otherwise it says it was not run, and why): such a run could
+only keep the finding by exploring more than all of them together.
 
 The cost is kept small by these choices: one representative per finding (not per failing
 result), the larger run decides only that property and stops at its first violation (breadth
@@ -182,7 +186,9 @@ class SharedRuns:
 def _unaffected_by_others(result: Result) -> bool:
     """No state decided this property during a shared run (see `SharedRuns`)."""
     kind, status = result.prop.kind, result.status
-    if KINDS[kind].klass is KindClass.GRAPH or status == "undecided":  # graph kinds: decided after the exploration
+    if kind == "terminates" and result.prop.within is None and status == "fails":  # a cycle may decide it during the run (`expanded_cycle`)
+        return False
+    if KINDS[kind].klass is KindClass.GRAPH or status == "undecided":  # other graph kinds: decided after the exploration
         return True
     if kind == "reachable":
         return status == "fails"
@@ -204,13 +210,56 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
     cached = _read(path)
     if cached is not None:
         return cached
-    run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
-    check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
-    if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
-        check = _one_at_a_time(check, result, growth, budget, shared)
+    if len(growth.singles) > 1 and _survives_only_whole(result):
+        check = _singles_first(base, result, growth, budget, shared)
+    else:
+        run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
+        check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+        if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
+            check = _one_at_a_time(check, result, growth, budget, shared)
     if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
         _write(path, check)  # a time limit depends on the machine's load: not kept
     return check
+
+
+def _survives_only_whole(result: Result) -> bool:
+    """The representative's failure can be kept by a larger run only once that run has explored
+    the whole larger game: a `reachable` nothing reaches, an action that never fires, a graph
+    property (but a `terminates` that a cycle decides early, `expanded_cycle`)."""
+    prop = result.prop
+    if prop.kind == "terminates":
+        return prop.within is not None
+    return prop.kind in ("reachable", "coverage") or KINDS[prop.kind].klass is KindClass.GRAPH
+
+
+def _singles_first(base: GrowthCheck, result: Result, growth: Growth, budget: Budget, shared: SharedRuns | None) -> GrowthCheck:
+    """`recheck` for a finding whose larger run must explore the whole larger game: each bound
+    alone first (as `_one_at_a_time`), then every bound at once unless the one-at-a-time runs
+    predict that it overruns its budget (`_predicted_states`), in which case it is not run and
+    says so. Where it runs, the outcome is the one of the other order (all at once first): its
+    own when it decides the finding, else the one-at-a-time runs'."""
+    singles = _one_at_a_time(base, result, growth, budget, shared)
+    predicted = _predicted_states(result.states, singles.singles)
+    if predicted > budget.max_states:
+        return replace(singles, reason=f"not run: the one-at-a-time runs predict about {predicted:,} states (the checked {result.states:,} times "
+                                       f"each bound's own growth), over its budget of {budget.max_states:,}")
+    run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
+    if run.outcome != Outcome.NOT_RECHECKED:
+        return replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+    return replace(singles, reason=run.reason, states=run.states)
+
+
+def _predicted_states(checked: int, singles: tuple[SingleGrowth, ...]) -> int:
+    """The size of the game with every bound one step larger, as the one-at-a-time runs predict
+    it: the checked game's states times each bound's own growth factor (the states of its run
+    over the checked ones; a run that shrank the game counts as no growth, one that stopped
+    early or was not run as what it explored, so the prediction errs low), to two significant
+    figures. A prediction, not a bound: it only spares a run that would almost surely overrun."""
+    size = float(checked)
+    for single in singles:
+        size *= max(1.0, single.states / checked) if checked else 1.0
+    exponent = max(len(str(int(size))) - 2, 0)
+    return int(round(size, -exponent))
 
 
 def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: Budget, shared: SharedRuns | None) -> GrowthCheck:

@@ -6,7 +6,8 @@ links live in an `array`, so every counterexample is rebuilt as a shortest path.
 properties (invariant, reachable, unreachable, after, deadlock, determinism, coverage) are
 checked as states are discovered, which in breadth-first order means the first violation found
 is a shortest one. Graph properties (termination, leads-to) run on the stored edge lists after
-the exploration is complete.
+the exploration is complete (a run that stops once decided, the growth re-check's, also looks for
+a cycle among the states it has expanded: `expanded_cycle`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 
 from checker.engines.graph import (
@@ -204,6 +205,13 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     # Only a run that asks for it stops once every property is decided: a normal check explores
     # everything, since its graph passes, coverage and reports need the whole state space.
     decided_all = len(props) if budget.stop_when_decided else -1
+    # Such a run also decides `terminates` before it is complete where it can: a cycle among the
+    # nodes already expanded (every move of theirs is stored) is a cycle of the whole graph, so
+    # the game can go on forever whatever the unexplored rest holds (`expanded_cycle`). Looked
+    # for at the end of a layer once the states have doubled since the last look (the passes
+    # then cost at most about twice one pass over the final graph), and where the run stops.
+    cycle_props = [p for p in props if p.kind == "terminates" and p.prop.within is None] if decided_all >= 0 and graph is not None else []
+    next_cycle_look = CYCLE_LOOK_STATES
     try:
         while i < len(states):
             if len(found) == decided_all:
@@ -219,6 +227,9 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                     for prop in props:
                         if prop.kind == "coverage" and prop.id not in found and coverage(exp).status == "holds":
                             found[prop.id] = Finding("holds")
+                    if len(states) >= next_cycle_look and any(p.id not in found for p in cycle_props):
+                        next_cycle_look = 2 * len(states)
+                        _decide_by_cycle(exp, cycle_props, found)
                     if len(found) == decided_all:
                         exp.stopped_by = "every property decided"
                         break
@@ -294,6 +305,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         pass
     except MemoryError:
         exp.stopped_by = "out of memory"  # what was explored stands; the rest is undecided
+    if not exp.complete and exp.error is None and exp.stopped_by != "out of memory" and any(p.id not in found for p in cycle_props):
+        _decide_by_cycle(exp, cycle_props, found)
     exp.seconds = time.perf_counter() - started
     if exp.complete and exp.layer_ends[-1] != len(states):
         exp.layer_ends.append(len(states))
@@ -307,6 +320,35 @@ def property_error(path: list[int], exc: ModellingError, last_instance: int | No
 
 class _BudgetSpent(Exception):
     pass
+
+
+CYCLE_LOOK_STATES = 4096  # a run that stops when decided first looks for a cycle at this many states
+
+
+def expanded_cycle(exp: Exploration, prop: BoundProperty) -> Finding | None:
+    """`terminates`'s lasso where the exploration is not complete, if the nodes it has expanded
+    already hold a cycle of non-terminal states (None if not: that decides nothing). Every move
+    of an expanded node is stored, so such a cycle is one of the whole graph; the nodes not yet
+    expanded are passed as terminal, so no cycle goes through them."""
+    graph = exp.graph
+    assert graph is not None
+    expanded = len(graph.starts) - 1  # a node is closed once all its moves are stored
+    unexpanded = len(exp.states) - expanded
+    part = CSRGraph()
+    part.edges = graph.edges[: graph.starts[expanded]]
+    part.starts = graph.starts[: expanded + 1] + array("i", [graph.starts[expanded]]) * unexpanded
+    view = replace(exp, graph=part, terminal=exp.terminal[:expanded] + b"\x01" * unexpanded)
+    finding = terminates(view, prop)
+    return finding if finding.status == "fails" else None
+
+
+def _decide_by_cycle(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding]) -> None:
+    """Decide the open `terminates` properties (none with `within`: one lasso decides them all)
+    if the expanded nodes hold a cycle."""
+    finding = expanded_cycle(exp, props[0])
+    if finding is not None:
+        for prop in props:
+            found.setdefault(prop.id, finding)
 
 
 def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding], graph_checks: dict[str, Callable] | None = None) -> dict[str, Finding]:
