@@ -9,10 +9,11 @@ odds only, so its whole impact analysis is re-checked.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from checker.analysis.impact import Settings, analyse_model
-from checker.analysis.reading_growth import SPENT, recheck_readings
+from checker.analysis.reading_growth import SPENT, ReadingGrowth, _Allowance, _ModelRuns, _recheck, recheck_readings
 from checker.growth_check import NO_BOUND, Outcome
 from checker.lang.build import load_model
 from checker.report.reading_impact import readings_section
@@ -99,3 +100,22 @@ def test_the_cheap_rechecks_do_not_starve_the_whole_analyses():
     checks = recheck_readings([lastcard] * 8 + [odds], settings)
     assert checks[("lastcard", "claim", "opening")].reason == SPENT
     assert checks[("odds", "shade", "dark")].outcome == Outcome.SURVIVES
+
+
+def test_a_line_kept_by_some_one_bound_growths_says_so_without_a_contradiction():
+    """Every bound at once and one single growth decide nothing, the other single keeps the
+    line: it is neither "survives" nor a bare "not re-checked (survives ...)"."""
+    model = load_model(ODDS)
+    model.constants["jokers"] = dataclasses.replace(model.constants["cards"], name="jokers")
+    impact = analyse_model(model, Settings())
+    dark = impact.readings[0].options[0]
+
+    def run(label: str, constants: dict) -> ReadingGrowth:
+        if label == "cards 1\u21922":
+            return ReadingGrowth(Outcome.SURVIVES, label, classification="odds-shifting")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, label, "over its budget")
+
+    check = _recheck(_ModelRuns(impact, _Allowance(0), 100), dark, run)
+    assert check.outcome == Outcome.NOT_RECHECKED and not check.artefact
+    assert check.words() == ("survives each one-bound growth that was decided (1 of 2: cards 1\u21922; not a re-check of every bound); "
+                             "not decided: jokers: over its budget; every bound at once: over its budget")

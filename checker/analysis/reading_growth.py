@@ -75,6 +75,8 @@ class ReadingGrowth:
     classification: str = ""  # the option's class with the larger bounds
     evidence: str = ""  # the verdicts re-checked, as found with the larger bounds
     moot: bool = False  # the re-check of a moot line: survives = still moot, vanishes = the readings part ways
+    kept: tuple[str, ...] = ()  # not re-checked, yet survived these one-bound growths (the others and all at once undecided)
+    singles: int = 0  # how many one-bound growths there were (with `kept`)
 
     @property
     def artefact(self) -> bool:
@@ -91,6 +93,11 @@ class ReadingGrowth:
         if self.outcome == Outcome.VANISHES:
             agree = self.evidence or "the outcomes, their odds and the ending agree there"
             return f"vanishes with {self.grown} ({agree}): a bound artefact, not a change of the rules"
+        if self.kept:
+            # No growth made it vanish, some kept it, the rest decided nothing: neither "survives"
+            # (not every growth was decided) nor a bare "not re-checked" (some were), as for findings.
+            return (f"survives each one-bound growth that was decided ({len(self.kept)} of {self.singles}: {', '.join(self.kept)}; "
+                    f"not a re-check of every bound); not decided: {self.reason}")
         return f"not re-checked ({self.reason})"
 
 
@@ -263,8 +270,8 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     if not survived and set(why) == {first.reason}:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
     if survived:
-        held = ", ".join(s.grown.split(" ")[0] for s in survived)
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"survives {len(survived)} of {len(growth.singles)} one-bound growths ({held}); {others}; all at once: {first.reason}")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"{others}; every bound at once: {first.reason}", classification=most_severe([s.classification for s in survived]),
+                             moot=survived[0].moot, kept=tuple(s.grown for s in survived), singles=len(growth.singles))
     return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"all at once: {first.reason}; one at a time: {others}")
 
 
