@@ -29,9 +29,12 @@ grow, an analysis that was already an estimate, a budget reached, a larger game 
 smaller, or the allowance spent: nothing is established, and the line says why, briefly).
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
-what is published does not depend on the machine: each exploration has the growth budget
-(`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
-`max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
+what is published does not depend on the machine: each early-stopping exploration has the growth
+budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the
+analysis's `max_states`); a whole analysis has `max_states` (the larger default's size is found
+first by the cheaper `decide` exploration, and an option is not explored when it is predicted
+past the budget: the larger option grows, roughly, as the default did; a prediction only saves
+an exploration, it is never evidence); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
 re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` for the early-stopping
 re-checks, as much again for the whole analyses of the odds-shifting lines (their own allowance:
@@ -39,7 +42,8 @@ the many cheap verdict runs must not starve the few whole analyses that fit, nor
 and a quarter of `max_states` for the moot lines' searches (every bound at once only). The
 early-stopping re-checks of every model come first (the changes', game-breaking first, then the
 moot lines'; each group every bound at once for all lines, then one at a time; smallest model
-first), the whole analyses after, so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
+first), the whole analyses after (the smallest model's lines first, in a model the smallest
+option's), so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
 which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
 
