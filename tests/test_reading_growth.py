@@ -9,10 +9,12 @@ odds only, so its whole impact analysis is re-checked.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from checker.analysis.impact import Settings, analyse_model
-from checker.analysis.reading_growth import SPENT, recheck_readings
+from checker.analysis.outcomes import Impact
+from checker.analysis.reading_growth import SPENT, ReadingGrowth, _Allowance, _ModelRuns, _recheck, _whole_run, recheck_readings
 from checker.growth_check import NO_BOUND, Outcome
 from checker.lang.build import load_model
 from checker.report.reading_impact import readings_section
@@ -71,10 +73,16 @@ def test_lines_that_cannot_be_rechecked_say_why():
     coin = readings_section([load_model(COIN)], [])
     changed = [line for line in coin if line.startswith("- **outcome-changing")]
     assert changed and all(f"growth re-check: not re-checked ({NO_BOUND})" in line for line in changed)
-    # a budget that cannot hold 4 times the checked analysis (5 states): the odds are not re-checked
+    # a budget that cannot hold 4 times the checked analysis (5 states) still holds the larger
+    # game (7 states): each configuration is tried within its own budget, not skipped for the
+    # model's largest (which left every Ultimate three-player odds line undecided)
     impact = analyse_model(load_model(ODDS), Settings(max_states=15))
     check = recheck_readings([impact], Settings(max_states=15))[("odds", "shade", "dark")]
-    assert check.words() == "not re-checked (the odds need the whole larger game, over 4 times the checked 5 states: past the state budget of 15)"
+    assert check.words() == "survives with cards 1\u21922 (odds-shifting there)"
+    # with a budget below the larger default, the line says so
+    impact = analyse_model(load_model(ODDS), Settings(max_states=6))
+    check = recheck_readings([impact], Settings(max_states=6))[("odds", "shade", "dark")]
+    assert check.words() == "not re-checked (the default passes 6 states)"
     # the verdicts of `lastcard` need no whole analysis: the same budget decides them
     impact = analyse_model(load_model(LASTCARD), Settings(max_states=15))
     assert {c.outcome for c in recheck_readings([impact], Settings(max_states=15)).values()} == {Outcome.VANISHES, Outcome.SURVIVES}
@@ -99,3 +107,35 @@ def test_the_cheap_rechecks_do_not_starve_the_whole_analyses():
     checks = recheck_readings([lastcard] * 8 + [odds], settings)
     assert checks[("lastcard", "claim", "opening")].reason == SPENT
     assert checks[("odds", "shade", "dark")].outcome == Outcome.SURVIVES
+
+
+def test_a_line_kept_by_some_one_bound_growths_says_so_without_a_contradiction():
+    """Every bound at once and one single growth decide nothing, the other single keeps the
+    line: it is neither "survives" nor a bare "not re-checked (survives ...)"."""
+    model = load_model(ODDS)
+    model.constants["jokers"] = dataclasses.replace(model.constants["cards"], name="jokers")
+    impact = analyse_model(model, Settings())
+    dark = impact.readings[0].options[0]
+
+    def run(label: str, constants: dict) -> ReadingGrowth:
+        if label == "cards 1\u21922":
+            return ReadingGrowth(Outcome.SURVIVES, label, classification="odds-shifting")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, label, "over its budget")
+
+    check = _recheck(_ModelRuns(impact, _Allowance(0), 100), dark, run)
+    assert check.outcome == Outcome.NOT_RECHECKED and not check.artefact
+    assert check.words() == ("survives each one-bound growth that was decided (1 of 2: cards 1\u21922; not a re-check of every bound); "
+                             "not decided: jokers: over its budget; every bound at once: over its budget")
+
+
+def test_an_option_predicted_past_its_budget_is_not_explored():
+    """The larger option grows, roughly, as the shared larger default did: one predicted past
+    its budget costs nothing (a prediction saves an exploration; it is never evidence)."""
+    impact = analyse_model(load_model(ODDS), Settings())
+    dark = impact.readings[0].options[0]
+    allowance = _Allowance(1000)
+    runs = _ModelRuns(impact, allowance, 100)
+    runs.defaults["cards 1\u21922"] = Impact(True, "exhaustive", 200)  # as if the larger default had 40 times the checked 5 states
+    check = _whole_run(runs, dark)("cards 1\u21922", {"cards": 2})
+    assert check.reason == "the option would pass 100 states (about 200: the default grows from 5 to 200)"
+    assert allowance.left == 1000

@@ -29,9 +29,12 @@ grow, an analysis that was already an estimate, a budget reached, a larger game 
 smaller, or the allowance spent: nothing is established, and the line says why, briefly).
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
-what is published does not depend on the machine: each exploration has the growth budget
-(`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the analysis's
-`max_states`; a whole analysis whose budget would pass `max_states` is not tried); the default's
+what is published does not depend on the machine: each early-stopping exploration has the growth
+budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the
+analysis's `max_states`); a whole analysis has `max_states` (the larger default's size is found
+first by the cheaper `decide` exploration, and an option is not explored when it is predicted
+past the budget: the larger option grows, roughly, as the default did; a prediction only saves
+an exploration, it is never evidence); the default's
 larger explorations are made once per model and growth and shared by its options; and one game's
 re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` for the early-stopping
 re-checks, as much again for the whole analyses of the odds-shifting lines (their own allowance:
@@ -39,7 +42,8 @@ the many cheap verdict runs must not starve the few whole analyses that fit, nor
 and a quarter of `max_states` for the moot lines' searches (every bound at once only). The
 early-stopping re-checks of every model come first (the changes', game-breaking first, then the
 moot lines'; each group every bound at once for all lines, then one at a time; smallest model
-first), the whole analyses after, so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
+first), the whole analyses after (the smallest model's lines first, in a model the smallest
+option's), so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
 which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
 """
 
@@ -75,6 +79,8 @@ class ReadingGrowth:
     classification: str = ""  # the option's class with the larger bounds
     evidence: str = ""  # the verdicts re-checked, as found with the larger bounds
     moot: bool = False  # the re-check of a moot line: survives = still moot, vanishes = the readings part ways
+    kept: tuple[str, ...] = ()  # not re-checked, yet survived these one-bound growths (the others and all at once undecided)
+    singles: int = 0  # how many one-bound growths there were (with `kept`)
 
     @property
     def artefact(self) -> bool:
@@ -91,6 +97,11 @@ class ReadingGrowth:
         if self.outcome == Outcome.VANISHES:
             agree = self.evidence or "the outcomes, their odds and the ending agree there"
             return f"vanishes with {self.grown} ({agree}): a bound artefact, not a change of the rules"
+        if self.kept:
+            # No growth made it vanish, some kept it, the rest decided nothing: neither "survives"
+            # (not every growth was decided) nor a bare "not re-checked" (some were), as for findings.
+            return (f"survives each one-bound growth that was decided ({len(self.kept)} of {self.singles}: {', '.join(self.kept)}; "
+                    f"not a re-check of every bound); not decided: {self.reason}")
         return f"not re-checked ({self.reason})"
 
 
@@ -113,12 +124,12 @@ class _ModelRuns:
     mi: ModelImpact
     allowance: _Allowance
     max_states: int
-    budget: int = 0  # the whole analyses' budget
-    defaults: dict[str, Impact | None] = field(default_factory=dict)
+    defaults: dict[str, Impact | None] = field(default_factory=dict)  # the larger default's whole analysis, by growth label
     default_verdicts: dict[tuple[str, tuple[str, ...]], Verdicts | None] = field(default_factory=dict)  # by growth and verdicts wanted
 
     def verdict_budget(self, checked: int) -> int:
         return min(self.max_states, max(MIN_STATES, GROWTH_FACTOR * checked))
+
 
     def verdicts(self, readings: dict[str, str], constants: dict[str, Any], wanted: list[str], checked: int) -> Verdicts:
         space = decide(CompiledModel(self.mi.model, Config(constants, readings)), wanted, self.verdict_budget(checked))
@@ -143,14 +154,19 @@ class _ModelRuns:
         return self.default_verdicts[key]
 
     def default(self, label: str, constants: dict[str, Any]) -> Impact | None:
+        """The larger default's whole analysis, shared by the model's lines: its size is found
+        first by the cheaper exploration of `decide` (no movers, weights or solve), up to
+        `max_states` (the budget of a configuration every line needs); None past it."""
         if label not in self.defaults:
-            self.defaults[label] = self.impact(Config(constants, self.mi.baseline.readings))
+            size = decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings)), [], self.max_states, at_least=self.max_states)
+            self.allowance.spend(size.states)
+            self.defaults[label] = self.impact(Config(constants, self.mi.baseline.readings), size.states) if size.complete else None
         return self.defaults[label]
 
-    def impact(self, config: Config) -> Impact | None:
-        """The exact impact of one configuration, or None when its exploration overruns the
-        budget (no seeded estimate: an estimate cannot tell an artefact from a change)."""
-        space = explore_space(CompiledModel(self.mi.model, config), self.budget)
+    def impact(self, config: Config, budget: int) -> Impact | None:
+        """The exact impact of one configuration, or None when its exploration overruns
+        `budget` (no seeded estimate: an estimate cannot tell an artefact from a change)."""
+        space = explore_space(CompiledModel(self.mi.model, config), budget)
         self.allowance.spend(space.size)
         return analyse(space) if space.complete else None
 
@@ -195,22 +211,18 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
             if decided[number].outcome == Outcome.NOT_RECHECKED and one_at_a_time:
                 decided[number] = _recheck(runs, option, run)
             out[(runs.mi.model.id, option.reading, option.option)] = decided[number]
-    for runs, rest in whole:
-        if not rest:
-            continue
-        mi = runs.mi
-        largest = max([mi.impact.states] + [o.impact.states for o in rest if o.impact is not None])
-        if GROWTH_FACTOR * largest > settings.max_states:
-            # The larger analyses could not have their budget: nothing would be established, at
-            # the cost of the largest explorations (the Saturday Morning Showdown's, for one).
-            skipped = ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"the odds need the whole larger game, over {GROWTH_FACTOR} times the checked {largest:,} states: "
-                                    f"past the state budget of {settings.max_states:,}")
-            out.update({(mi.model.id, o.reading, o.option): skipped for o in rest})
-            continue
-        runs.budget = max(MIN_STATES, GROWTH_FACTOR * largest)
+    # The whole analyses, the cheapest lines first: the smallest model's (its larger defaults,
+    # shared by its lines, are most of the cost), and in a model the smallest option's; so the
+    # allowance decides as many lines as it can (the Ultimate three-player lines, each needing
+    # 500,000 states and more, no longer come before the two-player ones). Each
+    # larger configuration has the analysis's own budget, `max_states` (a 4-fold budget of the
+    # checked size would refuse many that fit); a line whose larger option is predicted past it
+    # (from how much the shared larger default grew) is not explored.
+    lines = sorted(((runs, o) for runs, rest in whole for o in rest),
+                   key=lambda line: (line[0].mi.impact.states, line[0].mi.model.id, line[1].impact.states if line[1].impact is not None else 0))
+    for runs, option in lines:
         runs.allowance = whole_allowance  # the model's early-stopping re-checks are done: the rest is the whole analyses'
-        for option in rest:
-            out[(mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
+        out[(runs.mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
     return out
 
 
@@ -263,8 +275,8 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     if not survived and set(why) == {first.reason}:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
     if survived:
-        held = ", ".join(s.grown.split(" ")[0] for s in survived)
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"survives {len(survived)} of {len(growth.singles)} one-bound growths ({held}); {others}; all at once: {first.reason}")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"{others}; every bound at once: {first.reason}", classification=most_severe([s.classification for s in survived]),
+                             moot=survived[0].moot, kept=tuple(s.grown for s in survived), singles=len(growth.singles))
     return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"all at once: {first.reason}; one at a time: {others}")
 
 
@@ -339,7 +351,9 @@ def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> 
 
 
 def _whole_run(runs: _ModelRuns, option: OptionImpact) -> Run:
-    """A run of the whole impact analysis of the default and the option (for odds)."""
+    """A run of the whole impact analysis of the default and the option (for odds). The option
+    is not explored when its larger game is predicted past its budget: it grows, roughly, as
+    the default grew (a prediction that only saves an exploration, never evidence)."""
     mi = runs.mi
 
     def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
@@ -347,14 +361,21 @@ def _whole_run(runs: _ModelRuns, option: OptionImpact) -> Run:
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
         base = runs.default(label, constants)
         if base is None:
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the default passes {runs.budget:,} states")
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the default passes {runs.max_states:,} states")
+        assert option.impact is not None and option.divergence is not None
+        if base.states < mi.impact.states:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({base.states:,} states against {mi.impact.states:,})")
+        budget = runs.max_states  # the analysis's own budget: the allowance bounds the cost, the prediction skips the hopeless
+        predicted = option.impact.states * base.states // mi.impact.states
+        if predicted > budget:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the option would pass {budget:,} states (about {predicted:,}: the default grows from "
+                                 f"{mi.impact.states:,} to {base.states:,})")
         if runs.allowance.left <= 0:
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
-        alt = runs.impact(Config(constants, option.config.readings))
+        alt = runs.impact(Config(constants, option.config.readings), budget)
         if alt is None:
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the option passes {runs.budget:,} states")
-        assert option.impact is not None and option.divergence is not None
-        if base.states < mi.impact.states or alt.states < option.impact.states:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the option passes {budget:,} states")
+        if alt.states < option.impact.states:
             return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({base.states:,} and {alt.states:,} states against "
                                  f"{mi.impact.states:,} and {option.impact.states:,})")
         cls, _ = classify(option.divergence, base, alt)
