@@ -290,6 +290,21 @@ def test_initial_value_out_of_range_is_left_to_the_reference():
         assert exp.error is not None and "outside its range" in exp.error[1]
 
 
+def test_recorded_module_is_imported_without_generating_its_source(monkeypatch):
+    """A module an earlier build recorded is found by the record and imported: its source is
+    not generated again (seconds for a large model, in every process that explores it)."""
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    source, module = engine.build(compiled, props)
+
+    def generate(*_args):
+        raise AssertionError("generated again")
+
+    monkeypatch.setattr(engine, "generate", generate)
+    again, same = engine.build(compiled, props)
+    assert same is module and again.words == source.words and len(again.instances) == len(source.instances)
+
+
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\

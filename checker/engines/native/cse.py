@@ -149,6 +149,8 @@ def affine(text: str) -> tuple[frozenset, int]:
 def reads_back(value: str, offset: str, mask: int, lo: int) -> bool:
     """Whether `value` is the field at `offset` as read from the pre-state `s`
     (`_rd(s, offset, mask)`, plus the slot's lowest value): writing it back changes nothing."""
+    if value.count("(") > offset.count("(") + 8:
+        return False  # much more than the read (asked first: parsing a large value costs seconds)
     terms, constant = affine(value)
     if constant != lo or len(terms) != 1:
         return False
@@ -166,6 +168,8 @@ def reads_back(value: str, offset: str, mask: int, lo: int) -> bool:
 def reads_field(value: str, reads: set[str], lo: int) -> bool:
     """Whether `value` is one of `reads` (the ways a field at a constant offset is read) plus
     the slot's lowest value."""
+    if value.count("(") > 8:
+        return False  # much more than a read (asked first: parsing a large value costs seconds)
     terms, constant = affine(value)
     if constant != lo or len(terms) != 1:
         return False
