@@ -195,6 +195,116 @@ def test_functions_split_to_the_smallest_agree(monkeypatch):
         assert compare(model, config, props) == []
 
 
+ROWS = """\
+game: Rows
+id: rows
+players: [a, b]
+domains:
+  card: {range: [0, 3]}
+  lvl: {range: [0, 1]}
+  suit: [red, blue]
+constants:
+  start: {type: int, range: [0, 3], default: 2}
+  suit_of: {type: suit, of: card, value: {0: red, 1: blue, 2: red, 3: blue}}
+  bonus: {type: int, of: lvl, value: {0: 0, 1: 3}}
+define:
+  worth(p, c): hand[p][c] * (c + 1) + bonus[lv[p]]
+  beats(x, y): x > y + 1
+readings:
+  boost:
+    clause: rows-2
+    question: Does raising a level cost the turn?
+    options: {free: no, costly: yes}
+    default: free
+state:
+  deck: {type: "int[0..3]", of: card}
+  hand: {type: "int[0..3]", of: [player, card]}
+  lv: {type: lvl, of: player}
+  turn: player
+init:
+  deck: start
+  hand: 0
+  lv: 0
+  turn: a
+terminal: sum(deck[c] for c in card) == 0
+actions:
+  draw:
+    by: turn
+    for: {k: card}
+    when: deck[k] > 0
+    do:
+      "deck[c] for c in card": deck[c] - (1 if c == k else 0)
+      "hand[turn][c] for c in card": hand[turn][c] + (1 if c == k else 0)
+      turn: succ(turn)
+    rule: rows-1
+  raise:
+    by: turn
+    when: lv[turn] == 0 and hand[turn][0] > 0
+    do:
+      lv[turn]: 1
+      "hand[turn][c] for c in card": hand[turn][c] - (1 if c == 0 else 0)
+      turn: "succ(turn) if reading.boost == costly else turn"
+    rule: rows-2
+clauses:
+  rows-1: {at: "1", says: "Draw a card of the kind you name."}
+  rows-2: {at: "2", says: "Discard a 0 to raise your level."}
+"""
+ROWS_PROPS = """\
+- {id: no-mutual-beat, kind: invariant, expr: "not any(beats(worth(p, j), worth(q, k)) and beats(worth(q, k), worth(p, j)) for p in player for q in player for j in card for k in card)"}
+- {id: worth-bounded, kind: invariant, expr: "all(worth(p, j) + worth(p, k) < 20 for p in player for j in card for k in card)"}
+- {id: big-lead, kind: reachable, expr: "any(beats(worth(a, j), worth(b, k)) for j in card for k in card)"}
+- {id: draw-moves-one, kind: after, action: draw, expr: "sum(hand[p][c] for p in player for c in card) == old(sum(hand[p][c] for p in player for c in card)) + 1"}
+- {id: ends, kind: terminates}
+"""
+
+
+def test_shared_subexpressions_and_rows_written_in_place_agree():
+    """The generated code's economies (issue 17: Ultimate's invariant was 625,000 characters,
+    Show'n'Go's successors 1.4 MB): an invariant whose functions expand into the same
+    subexpressions many times computes them once, a row assignment where one element changes
+    writes only that element and checks no pair of its writes at run time, and a table indexed
+    by a field its domain holds is read without a domain check. Under every reading the native
+    engine agrees with the Python engine."""
+    with tempfile.TemporaryDirectory() as root:
+        model, props = bound_props(write_game(root, "rows", ROWS, ROWS_PROPS))
+        _, text = engine.generate(CompiledModel(model, model.default_config()), props)
+        successors = text[text.index("def successors("):text.index("def terminal(")]
+        checks = text[text.index("def check_state("):text.index("HAS_AFTER")]
+        assert "t0_0 = " in checks and "_ix(" not in checks  # no-mutual-beat's shared values
+        assert successors.count("_wr(") == 6 and "_twice" not in successors  # one hand element per draw (4 draws), the level and one hand element per raise (every element of each row before, each pair of them tested)
+        for config in configs(model):
+            assert compare(model, config, props) == []
+
+
+def test_initial_value_out_of_range_is_left_to_the_reference():
+    """An initial value outside its slot's range (a constant set so): the compiled successors
+    leave out writes that put a field's own value back, with their range check, so the native
+    engine defers and the Python engine (which reports the write) runs."""
+    text = ROWS.replace("default: 2", "default: 3").replace('deck: {type: "int[0..3]"', 'deck: {type: "int[0..2]"')  # 3 fits the field's two bits
+    with tempfile.TemporaryDirectory() as root:
+        model, props = bound_props(write_game(root, "rows", text, ROWS_PROPS))
+        compiled = CompiledModel(model, model.default_config())
+        with pytest.raises(engine.NativeDeferred):
+            engine.explore(compiled, props, Budget())
+        exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "native")
+        assert exp.error is not None and "outside its range" in exp.error[1]
+
+
+def test_recorded_module_is_imported_without_generating_its_source(monkeypatch):
+    """A module an earlier build recorded is found by the record and imported: its source is
+    not generated again (seconds for a large model, in every process that explores it)."""
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    source, module = engine.build(compiled, props)
+
+    def generate(*_args):
+        raise AssertionError("generated again")
+
+    monkeypatch.setattr(engine, "generate", generate)
+    again, same = engine.build(compiled, props)
+    assert same is module and again.words == source.words and len(again.instances) == len(source.instances)
+
+
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\

@@ -43,9 +43,9 @@ AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to 
 # took 0.3 to 0.4 CPU seconds per thousand characters on the 2-core benchmark machine
 # (benchmarks/README.md, issue 17).
 COMPILE_SECONDS_PER_CHAR = 0.0004
-# auto: the largest generated module it compiles (about 2.5 CPU minutes, the largest measured);
-# larger models (Show'n'Go, Ultimate: 1.0 to 1.5 million characters) go native only once compiled
-# (`--backend native`, or an earlier run).
+# auto: the largest generated module it compiles (about 2.5 CPU minutes; Show'n'Go's base model,
+# the largest bundled one at 394,000 characters, took 176 CPU s); larger models go native only
+# once compiled (`--backend native`, or an earlier run).
 AUTO_COMPILE_CHARS = 400_000
 # auto, per model (source key) in this process: CPU seconds the Python engine spent on explorations
 # past AUTO_PYTHON_STATES states, and what compiling the model would cost.

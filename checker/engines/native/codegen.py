@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from checker.engines.native.cse import RAISING as RAISING_NAMES
+from checker.engines.native.cse import affine, reads_back, reads_field, shared, shared_by
 from checker.lang.compile import Code, CompiledModel, Emitter, Instance, _lit
 from checker.lang.expr import Agg, Binary, Expr, ReadingRef, Require, SlotRef
 from checker.lang.layout import Layout
@@ -43,6 +45,12 @@ def signed(value: int) -> int:
     return value - (1 << WORD) if value >> (WORD - 1) else value
 
 
+# `_ix(<field read>, 0, <size>, '<name>')`: the read as `((s[w] >> o) & mask)`, `(s[w] & mask)`
+# or a cached `s_<offset>` (groups 2, 3, 4: its mask, or the offset whose mask the layout gives).
+_IX_OF_READ = re.compile(r"_ix\((\(\(s\[\d+\] >> \d+\) & (\d+)\)|\(s\[\d+\] & (\d+)\)|s_(\d+)), 0, (\d+), '[^']*'\)")
+
+
+
 class NativeEmitter(Emitter):
     """The compiler's emitter, reading fields from a row of words instead of one integer, and
     readings from the run-time input `rd` (option numbers), so one module serves every reading
@@ -60,6 +68,22 @@ class NativeEmitter(Emitter):
         if key not in self.memo:
             self.memo[key] = (expr, super().emit(expr, env, state))
         return self.memo[key][1]
+
+    def element_number(self, expr, dims: tuple, env: dict, state: str) -> Code:
+        """The compiler's element number, without the domain check of an index that is a field
+        read whose mask keeps it inside the domain (a slot indexing a table over its own
+        type): that check cannot fail, and it would keep the index from being shared (`cse`)."""
+        code = super().element_number(expr, dims, env, state)
+        if "_ix(" not in code.text:
+            return code
+        masks = {f.offset: f.mask for f in self.layout.fields}
+
+        def unchecked(match: re.Match) -> str:
+            read, size = match.group(1), int(match.group(5))
+            mask = int(match.group(2) or match.group(3) or masks.get(int(match.group(4) or -1), size))
+            return read if mask < size else match.group(0)
+
+        return Code(_IX_OF_READ.sub(unchecked, code.text))
 
     def emit_ReadingRef(self, expr: ReadingRef, env: dict, state: str) -> Code:
         return Code(f"rd[{self.reading_index[expr.name]}]")
@@ -212,6 +236,24 @@ def _chunked(groups: list[list[str]], prefix: str, args: str, chunks: list[str],
     return runs
 
 
+_TEST = re.compile(r"^(\s*(?:el)?if )(.*):$")
+
+
+def _shared_tests(body: list[str], prefix: str) -> tuple[list[str], list[str]]:
+    """The `if` tests of a function's lines (the instances' guards) with the subexpressions
+    they repeat computed once, first (`cse.shared_by`): an action with many instances repeats
+    the same derived value in each guard (Show'n'Go's `need` in each of `draw_two`'s 100
+    instances). (The assignments, the lines.)"""
+    tests = [(k, match) for k, line in enumerate(body) if (match := _TEST.match(line))]
+    temps, texts = shared_by([match.group(2) for _, match in tests], prefix)
+    if not temps:
+        return [], body
+    out = list(body)
+    for (k, match), text in zip(tests, texts):
+        out[k] = f"{match.group(1)}{text}:"
+    return temps, out
+
+
 RAISING = ("_req(", "_div(", "_mod(", "_ix(", "_pmin(", "_pmax(", "_empty(")
 
 
@@ -328,6 +370,8 @@ class NativeSource(CompiledModel):
             body.extend(_render(part, 1) if whole <= CHUNK_CHARS else self._pack(part, 1, chunks))
             if part is forced and forced:
                 body += ["if n > 0:", "    return n"]
+        temps, body = _shared_tests(body, "g_") if whole <= CHUNK_CHARS else ([], body)
+        body = temps + body
         lines = ["@njit(cache=True)", "def successors(s, out_i, out, rd):", "    n = 0", *self._cached_reads(body, "    ")]
         lines += [f"    {line}" for line in body]
         lines.append("    return n")
@@ -382,9 +426,9 @@ class NativeSource(CompiledModel):
         if not run:
             return []
         name = f"_c{len(chunks)}"
-        body = _render(run, depth)
-        lines = ["@njit(cache=True)", f"def {name}(s, out_i, out, n, rd):", *self._cached_reads(body, "    ")]
-        lines += [f"    {line}" for line in body]
+        temps, body = _shared_tests(_render(run, depth), f"g{len(chunks)}_")
+        lines = ["@njit(cache=True)", f"def {name}(s, out_i, out, n, rd):", *self._cached_reads(temps + body, "    ")]
+        lines += [f"    {line}" for line in temps + body]
         lines.append("    return n")
         chunks.append("\n".join(lines))
         return [f"n = {name}(s, out_i, out, n, rd)"]
@@ -394,38 +438,93 @@ class NativeSource(CompiledModel):
         used = sorted({int(m) for line in body for m in re.findall(r"\bs_(\d+)\b", line)})
         return [f"{pad}s_{offset} = {word_read('s', offset, next(f.mask for f in self.layout.fields if f.offset == offset))}" for offset in used]
 
+    def _value_lines(self, action, assign, value: Code, var: str) -> list[str]:
+        """The compiler's lines, the range check's error without its arguments: the compiled
+        code only stops (`NativeDeferred`), and the Python engine reports the error."""
+        call = re.compile(re.escape(f"_range({action.name!r}, {assign.slot!r}, ") + r"[^)]*\)")
+        return [call.sub("_range()", line) for line in super()._value_lines(action, assign, value, var)]
+
+    def _unchanged(self, writes: list[tuple], k: int) -> bool:
+        """Whether write k of a block can be left out: it writes back the value its field has
+        (`hand[turn][c] for c in card` where one card changes), its offset cannot raise, and every
+        other write to its slot is known apart from it (so leaving it out hides no write
+        twice). Its range check cannot fail: every field of a state is in its range (every
+        write is checked, and the engine checks the initial states: `engine.in_range`)."""
+        _, offset, value, slot = writes[k]
+        if value.const or any(f"{name}(" in offset.text for name in RAISING_NAMES):
+            return False
+        sl = self.layout.slots[slot]
+        mask = (1 << sl.width) - 1
+        if offset.const:
+            read = {word_read("s", offset.value, mask), f"s_{offset.value}"}
+            if not reads_field(value.text, read, self.model.slots[slot].elem.lo or 0):
+                return False
+        elif not reads_back(value.text, offset.text, mask, self.model.slots[slot].elem.lo or 0):
+            return False
+        form = affine(offset.text)
+        for j, (_, other, _, other_slot) in enumerate(writes):
+            if j == k or other_slot != slot:
+                continue
+            if other.const != offset.const:
+                return False
+            other_form = affine(other.text)
+            if other_form[0] != form[0] or other_form[1] == form[1]:
+                return False
+        return True
+
     def _effect_block(self, emitter: Emitter, instance, env: dict, target: str) -> list[str]:
-        """As `CompiledModel._effect_block`, writing the post-state into row `out[n]`."""
+        """As `CompiledModel._effect_block`, writing the post-state into row `out[n]`. The
+        values' repeated subexpressions are computed once (`cse.shared_by`), and two writes
+        whose offsets differ by a constant (a row assigned element by element) are known apart
+        here, not tested at run time."""
         import itertools
 
         action = instance.action
-        lines: list[str] = []
-        clear = 0
+        writes = [(assign, offset, value, slot) for assign in action.assigns for offset, value, slot in self._writes(emitter, assign, env)]
+        writes = [w for k, w in enumerate(writes) if not self._unchanged(writes, k)]
+        open_values = [k for k, (_, _, value, _) in enumerate(writes) if not value.const]
+        lines, texts = shared_by([writes[k][2].text for k in open_values], f"e{instance.id}_")
+        values = [value for _, _, value, _ in writes]
+        for k, text in zip(open_values, texts):
+            values[k] = Code(text)
+        clear = constants = 0
         static_sets: list[tuple[int, str, int]] = []  # (offset, value var, width)
         dynamic: list[tuple[str, str, int, str]] = []
         counter = itertools.count()
         static_offsets: dict[int, str] = {}
-        for assign in action.assigns:
-            for offset, value_code, slot in self._writes(emitter, assign, env):
-                var = f"v{next(counter)}"
-                lines.extend(self._value_lines(action, assign, value_code, var))
-                sl = self.layout.slots[slot]
-                field_mask = (1 << sl.width) - 1
-                if offset.const:
-                    if offset.value in static_offsets:
-                        lines.append(f"_twice({action.name!r}, {slot!r})")
-                        continue
-                    static_offsets[offset.value] = slot
-                    clear |= field_mask << offset.value
-                    static_sets.append((offset.value, var, sl.width))
+        forms: dict[str, tuple[frozenset, int]] = {}
+        for (assign, offset, _, slot), value_code in zip(writes, values):
+            var = f"v{next(counter)}"
+            value_lines = self._value_lines(action, assign, value_code, var)
+            literal = re.fullmatch(rf"{var} = (\d+)", value_lines[0]) if offset.const and len(value_lines) == 1 else None
+            if literal is None:
+                lines.extend(value_lines)
+            sl = self.layout.slots[slot]
+            field_mask = (1 << sl.width) - 1
+            if offset.const:
+                if offset.value in static_offsets:
+                    lines.append("_twice()")
+                    continue
+                static_offsets[offset.value] = slot
+                forms[str(offset.value)] = (frozenset(), offset.value)
+                clear |= field_mask << offset.value
+                if literal is not None:  # a constant: written into the words as one
+                    constants |= int(literal.group(1)) << offset.value
                 else:
-                    ovar = f"o{next(counter)}"
-                    lines.append(f"{ovar} = {offset.text}")
-                    dynamic.append((ovar, var, field_mask, slot))
+                    static_sets.append((offset.value, var, sl.width))
+            else:
+                ovar = f"o{next(counter)}"
+                lines.append(f"{ovar} = {offset.text}")
+                forms[ovar] = affine(offset.text)
+                dynamic.append((ovar, var, field_mask, slot))
         for i, (ovar, _, _, slot) in enumerate(dynamic):
             others = [o for o, _, _, s in dynamic[:i] if s == slot] + [str(off) for off, s in static_offsets.items() if s == slot]
             for other in others:
-                lines.append(f"if {ovar} == {other}: _twice({action.name!r}, {slot!r})")
+                (terms, constant), (other_terms, other_constant) = forms[ovar], forms[other]
+                if terms != other_terms:
+                    lines.append(f"if {ovar} == {other}: _twice()")
+                elif constant == other_constant:
+                    lines.append("_twice()")
         for w in range(self.words):
             clear_w = (clear >> (WORD * w)) & ((1 << WORD) - 1)
             parts = []
@@ -433,6 +532,8 @@ class NativeSource(CompiledModel):
                 parts.append(f"s[{w}]")
             elif clear_w != (1 << WORD) - 1:
                 parts.append(f"(s[{w}] & {signed(~clear_w)})")
+            if (constants >> (WORD * w)) & ((1 << WORD) - 1):
+                parts.append(str(signed(constants >> (WORD * w))))
             for offset, var, width in static_sets:
                 first, o = divmod(offset, WORD)
                 if first == w:
@@ -461,11 +562,12 @@ class NativeSource(CompiledModel):
         groups = []
         for sp in self.state_props:
             k = sp.slot
-            groups.append([
-                f"if status[{k}] == 0 and bool({self.expression(sp.prop.expr)}) == {sp.deciding}:",
-                f"    status[{k}] = 1",
-                f"    where[{k}] = node",
-            ])
+            temps, text = shared(self.expression(sp.prop.expr), f"t{k}_")
+            decide = [f"    status[{k}] = 1", f"    where[{k}] = node"]
+            if not temps:
+                groups.append([f"if status[{k}] == 0 and bool({text}) == {sp.deciding}:", *decide])
+                continue
+            groups.append([f"if status[{k}] == 0:", *(f"    {line}" for line in temps), f"    if bool({text}) == {sp.deciding}:", *(f"    {line}" for line in decide)])
         args = "s, node, status, where, rd"
         chunks: list[str] = []
         body = _sequence(groups)
@@ -487,15 +589,10 @@ class NativeSource(CompiledModel):
                     by_instance.setdefault(inst.id, []).append((base + k, self.expression(prop.expr, env)))
         groups = []
         for inst_id, checks in sorted(by_instance.items()):
-            group = [f"if inst == {inst_id}:"]
-            for k, text in checks:
-                group += [
-                    f"    if status[{k}] == 0 and not ({text}):",
-                    f"        status[{k}] = 1",
-                    f"        where[{k}] = pre",
-                    f"        where2[{k}] = node",
-                    f"        inst_at[{k}] = inst",
-                ]
+            temps, texts = shared_by([text for _, text in checks], f"a{inst_id}_")
+            group = [f"if inst == {inst_id}:", *(f"    {line}" for line in temps)]
+            for (k, _), text in zip(checks, texts):
+                group += [f"    if status[{k}] == 0 and not ({text}):", f"        _after({k}, status, where, where2, inst_at, pre, node, inst)"]
             groups.append(group)
         args = "inst, s, o, pre, node, status, where, where2, inst_at, rd"
         chunks: list[str] = []
@@ -529,7 +626,7 @@ HEADER = """\
 import numpy as np
 from numba import njit
 
-from checker.engines.native.runtime import EMPTY, LOW, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401
+from checker.engines.native.runtime import EMPTY, LOW, _after, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401
 
 W = {words}
 NI = {instances}"""

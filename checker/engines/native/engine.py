@@ -167,16 +167,23 @@ def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
     return os.path.join(cache_dir(), "index", digest.hexdigest()[:32])
 
 
-def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether this configuration's module is already compiled (loaded, or in the disk cache),
-    asked without generating the source: true only for a module an earlier `build` recorded (a
-    module compiled before the record existed is simply not found)."""
+def recorded_module(compiled: CompiledModel, props: list[BoundProperty]) -> str | None:
+    """The name of this configuration's module as an earlier `build` recorded it, when the
+    module is loaded or its source is in the disk cache (None otherwise)."""
     try:
         with open(_index_path(compiled, props)) as fh:
             name = fh.read().strip()
     except OSError:
-        return False
-    return name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi")))
+        return None
+    return name if name in sys.modules or os.path.isfile(os.path.join(cache_dir(), f"{name}.py")) else None
+
+
+def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
+    """Whether this configuration's module is already compiled (loaded, or in the disk cache),
+    asked without generating the source: true only for a module an earlier `build` recorded (a
+    module compiled before the record existed is simply not found)."""
+    name = recorded_module(compiled, props)
+    return name is not None and (name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi"))))
 
 
 def _record(compiled: CompiledModel, props: list[BoundProperty], name: str) -> None:
@@ -204,6 +211,14 @@ def load_module(source: str) -> ModuleType:
         with open(partial, "w") as fh:
             fh.write(source)
         os.replace(partial, path)
+    return import_module(name)
+
+
+def import_module(name: str) -> ModuleType:
+    """Import the generated module `name` from the cache directory (once per process)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    path = os.path.join(cache_dir(), f"{name}.py")
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -302,15 +317,39 @@ class NativeExploration(explicit.Exploration):
 
 
 def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType]:
-    """Generate (or find in the cache) the compiled module for this configuration."""
+    """Find in the cache (or generate) the compiled module for this configuration. A module an
+    earlier run recorded (`_record`) is imported without generating its source again: generating
+    costs seconds for a large model (Show'n'Go's about 5 CPU s), in every process that explores
+    it natively, and only the generator itself (cheap) is needed to run the module."""
     try:
-        source, text = generate(compiled, props)
-        module = load_module(text)
+        name = recorded_module(compiled, props)
+        if name is not None:
+            source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
+            module = import_module(name)
+        else:
+            source, text = generate(compiled, props)
+            module = load_module(text)
         _LOADED[source_key(compiled, props)] = module.__name__
         _record(compiled, props, module.__name__)
         return source, module
     except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
+
+
+def in_range(compiled: CompiledModel, packed: int) -> bool:
+    """Whether every integer field of a packed state is inside its slot's range. The compiled
+    successors leave out the writes that put a field's own value back (`NativeSource._unchanged`)
+    and with them the range check the Python engine makes there; every write is checked, so
+    that check can only fail on an initial value out of range (a constant set so), and such a
+    model is explored by the Python engine."""
+    if packed < 0:
+        return False
+    for field in compiled.layout.fields:
+        if field.members is None and not field.is_bool:
+            elem = compiled.model.slots[field.slot].elem
+            if ((packed >> field.offset) & field.mask) + field.lo > elem.hi:
+                return False
+    return True
 
 
 def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True) -> tuple[NativeExploration, dict[str, Finding]]:
@@ -322,6 +361,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     ni = max(len(source.instances), 1)
     rd = np.array(source.reading_values(compiled.config), np.int64)
     nprops = max(len(source.state_props) + len(source.after_props), 1)
+    if not all(in_range(compiled, s) for s in compiled.initial):
+        raise NativeDeferred("an initial state holds a value outside its slot's range")
     started = time.perf_counter()
     initial = np.array([to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
     capacity = min(budget.max_states + ni + len(initial) + 1, INITIAL_CAPACITY)

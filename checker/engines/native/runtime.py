@@ -38,6 +38,15 @@ def _mod(a, b):
 
 
 @njit(cache=True)
+def _after(k, status, where, where2, inst_at, pre, node, inst):
+    """`after` property k fails on the transition pre -> node by instance inst."""
+    status[k] = 1
+    where[k] = pre
+    where2[k] = node
+    inst_at[k] = inst
+
+
+@njit(cache=True)
 def _ix(value, lo, size, name):
     if value < lo or value >= lo + size:
         raise IndexError("index outside its domain")
@@ -52,12 +61,12 @@ def _req(ok, value, message):
 
 
 @njit(cache=True)
-def _range(action, slot, value, lo, hi):
+def _range():
     raise ValueError("write outside a slot's range")
 
 
 @njit(cache=True)
-def _twice(action, slot):
+def _twice():
     raise ValueError("slot written twice")
 
 
