@@ -218,9 +218,9 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     # larger configuration has the analysis's own budget, `max_states` (a 4-fold budget of the
     # checked size would refuse many that fit); a line whose larger option is predicted past it
     # (from how much the shared larger default grew) is not explored.
-    lines = sorted(((runs, o) for runs, rest in whole for o in rest),
+    whole_lines = sorted(((runs, o) for runs, rest in whole for o in rest),
                    key=lambda line: (line[0].mi.impact.states, line[0].mi.model.id, line[1].impact.states if line[1].impact is not None else 0))
-    for runs, option in lines:
+    for runs, option in whole_lines:
         runs.allowance = whole_allowance  # the model's early-stopping re-checks are done: the rest is the whole analyses'
         out[(runs.mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
     return out

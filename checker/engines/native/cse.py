@@ -92,7 +92,8 @@ def shared_by(texts: list[str], prefix: str) -> tuple[list[str], list[str]]:
             if isinstance(node, ast.expr) and share(node):
                 shape = shapes.of[id(node)]
                 if shape not in defined:
-                    value = self.generic_visit(node)
+                    value = self.generic_visit(node)  # an expression's children rewritten in place: still that expression
+                    assert isinstance(value, ast.expr)
                     defined[shape] = f"{prefix}{len(definitions)}"
                     definitions.append((defined[shape], value))
                 return ast.Name(defined[shape], ast.Load())
