@@ -41,10 +41,13 @@ def build_trace(
     last_action: str | None = None,
     branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
     loop_exits: bool | None = None,
+    classify_loop: bool = True,
 ) -> Trace:
     """Replay `states` and confirm that they break `prop`; returns the trace. An endless loop
     (a `terminates` lasso, whichever engine found it) is classified here, from the replayed
-    steps: who chooses to go round it, and (when the engine knows) whether it can be left."""
+    steps: who chooses to go round it, and (when the engine knows) whether it can be left.
+    `classify_loop` False skips that classification (it may explore the whole game): the growth
+    re-check's witness search only needs the trace confirmed, within its own budget."""
     actions: list[str | None] | None = None
     if last_action is not None and len(states) > 1:
         actions = [None] * (len(states) - 2) + [last_action]
@@ -56,7 +59,7 @@ def build_trace(
         shape=shape, loop_start=loop_start, note=note, display=display_info(model),
     )
     confirm(interp, prop, trace, branch_actions)
-    if prop.kind == "terminates" and shape == "lasso":
+    if prop.kind == "terminates" and shape == "lasso" and classify_loop:
         trace.loop_deciders = loop_deciders(interp, trace)
         left = loop_left_surely(interp, trace)
         if left:

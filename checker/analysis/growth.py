@@ -41,6 +41,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from checker.analysis.witness import SEED, find_violation, searchable
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
 from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
@@ -214,7 +215,7 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
         check = _singles_first(base, result, growth, budget, shared)
     else:
         run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
-        check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+        check = replace(base, outcome=run.outcome, reason=run.reason, states=run.states, searched=run.searched)
         if run.outcome == Outcome.NOT_RECHECKED and len(growth.singles) > 1:
             check = _one_at_a_time(check, result, growth, budget, shared)
     if not any("timeout" in reason for reason in (check.reason, *(s.reason for s in check.singles))):
@@ -241,11 +242,16 @@ def _singles_first(base: GrowthCheck, result: Result, growth: Growth, budget: Bu
     singles = _one_at_a_time(base, result, growth, budget, shared)
     predicted = _predicted_states(result.states, singles.singles)
     if predicted > budget.max_states:
-        return replace(singles, reason=f"not run: the one-at-a-time runs predict about {predicted:,} states (the checked {result.states:,} times "
-                                       f"each bound's own growth), over its budget of {budget.max_states:,}")
+        skipped = replace(singles, reason=f"not run: the one-at-a-time runs predict about {predicted:,} states (the checked {result.states:,} times "
+                                          f"each bound's own growth), over its budget of {budget.max_states:,}")
+        if skipped.outcome != Outcome.NOT_RECHECKED:
+            return skipped
+        # Undecided one bound at a time: a violation with every bound at once still decides it.
+        run = _search(result, Config(growth.constants, result.config.readings), budget, _Run(Outcome.NOT_RECHECKED, skipped.reason))
+        return replace(skipped, outcome=run.outcome, searched=run.searched) if run.searched else skipped
     run = _run(result, Config(growth.constants, result.config.readings), budget, shared)
     if run.outcome != Outcome.NOT_RECHECKED:
-        return replace(base, outcome=run.outcome, reason=run.reason, states=run.states)
+        return replace(base, outcome=run.outcome, reason=run.reason, states=run.states, searched=run.searched)
     return replace(singles, reason=run.reason, states=run.states)
 
 
@@ -276,7 +282,7 @@ def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: B
             singles.append(SingleGrowth(label, Outcome.NOT_RECHECKED, f"not run: the one-at-a-time runs have spent their allowance of {allowance:,} states"))
             continue
         run = _run(result, Config(constants, result.config.readings), budget, shared)
-        singles.append(SingleGrowth(label, run.outcome, run.reason, run.states))
+        singles.append(SingleGrowth(label, run.outcome, run.reason, run.states, run.searched))
         spent += run.states
         if run.outcome == Outcome.VANISHES:
             return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
@@ -291,6 +297,7 @@ class _Run:
     outcome: Outcome
     reason: str
     states: int = 0
+    searched: int = 0  # decided by the seeded search's violation: the states the search spent
 
 
 def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | None = None) -> _Run:
@@ -315,8 +322,26 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
         if not _premise_reached(result, config, budget):
             return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
         return _Run(Outcome.VANISHES, grown.bound, grown.states)
-    reason = grown.bound if grown.status == "undecided" else f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})"
-    return _Run(Outcome.NOT_RECHECKED, reason, grown.states)
+    if grown.status == "undecided":
+        return _search(result, config, budget, _Run(Outcome.NOT_RECHECKED, grown.bound, grown.states))
+    return _Run(Outcome.NOT_RECHECKED, f"the larger run ends in `{grown.status}` ({grown.detail or grown.bound})", grown.states)
+
+
+def _search(result: Result, config: Config, budget: Budget, overran: _Run) -> _Run:
+    """A larger run that breadth first could not decide (it passed its budget or clock, or was
+    not run): a violation the seeded search meets within the same state budget, confirmed in
+    the interpreter, shows that the finding survives (`checker.analysis.witness`). None met
+    decides nothing, and the reason says the search was made."""
+    prop = bind(result.prop, result.model)
+    if result.status != "fails" or not searchable(prop):
+        return overran
+    try:
+        found = find_violation(result.model, config, prop, budget.max_states, result.depth)
+    except RulecheckError as exc:
+        return replace(overran, reason=f"{overran.reason}; the seeded search stopped: {exc.message}")
+    if found.trace is None:
+        return replace(overran, reason=f"{overran.reason}; {found.words()}")
+    return replace(overran, outcome=Outcome.SURVIVES, searched=found.states)
 
 
 def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
@@ -346,7 +371,8 @@ def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, bu
             with open(path, "rb") as handle:
                 digest.update(handle.read())
     digest.update(repr((finding, model.id, result.prop.id, result.status, sorted(result.config.readings.items()),
-                        sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout)).encode())
+                        sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout,
+                        ("witness search", SEED, budget.max_states))).encode())
     return os.path.join(cache_dir, f"growth-{digest.hexdigest()[:24]}.json")
 
 

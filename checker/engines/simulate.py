@@ -35,7 +35,7 @@ class SimulationReport:
 def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> SimulationReport:
     rng = random.Random(seed)
     report = SimulationReport(games=games, finished=0)
-    weights = _weight_functions(compiled)
+    weights = weight_functions(compiled)
     outcome = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
     for _ in range(games):
         state = rng.choice(compiled.initial)
@@ -58,13 +58,14 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
                 report.stuck += 1
                 report.outcomes["stuck (no rule applies)"] += 1
                 break
-            inst_id, state = _choose(rng, compiled, moves, state, weights)
+            inst_id, state = choose_move(rng, compiled, moves, state, weights)
             fired.add(compiled.instances[inst_id].action.name)
         report.fired.update(fired)
     return report
 
 
-def _weight_functions(compiled: CompiledModel) -> dict[int, object]:
+def weight_functions(compiled: CompiledModel) -> dict[int, object]:
+    """Each weighted chance instance's weight, as a function of the packed state."""
     out = {}
     for inst in compiled.instances:
         if inst.action.weight is not None:
@@ -72,7 +73,8 @@ def _weight_functions(compiled: CompiledModel) -> dict[int, object]:
     return out
 
 
-def _choose(rng: random.Random, compiled: CompiledModel, moves: list[tuple[int, int]], state: int, weights: dict) -> tuple[int, int]:
+def choose_move(rng: random.Random, compiled: CompiledModel, moves: list[tuple[int, int]], state: int, weights: dict) -> tuple[int, int]:
+    """One move of `moves` as random play takes it (also the growth re-check's witness search)."""
     by_mover: dict[str, list[tuple[int, int]]] = {}
     for move in moves:
         action = compiled.instances[move[0]].action

@@ -1,0 +1,267 @@
+"""A seeded search for one violation of a failing property, where breadth first ran out of budget.
+
+A finding survives a growth of its bounds as soon as one violation is shown in the larger game,
+and any search may find it; breadth first is needed only for the shortest trace and for a
+finding that vanishes (which takes the whole larger game). The growth re-check's breadth-first
+run often overruns its budget before it meets a violation lying deep in the larger game, so
+`checker.analysis.growth` then asks this search, under the same state budget, for one:
+
+- a property decided at one state or move (`invariant`, `unreachable`, `after`, `deadlock-free`,
+  `deterministic`): the state or move, met on a walk;
+- `terminates`: a walk that comes back to a state it has been in is an endless play (a lasso);
+  with `within`, a walk longer than it;
+- `leads-to`: a walk that meets `from` and then avoids `to` up to the end of the game, a stuck
+  state or a return to a state after `from` (a lasso);
+- `can-end`: a walk that gets stuck, comes back to a state or runs long gives a candidate state;
+  a few short walks from it (together at most a quarter of what is left of the budget) that
+  reach no end are followed by the exhaustive exploration of every state reachable from it
+  (within half of what is then left): none terminal means no play from there ends.
+
+Kinds whose failure only the whole larger game shows (a `reachable` nothing reaches, coverage,
+`value`) are not searched. The walks are random plays as `rulecheck simulate` samples them (each
+mover equally likely, chance by weight, a player's options uniform), seeded, so the search finds
+the same witness every time. Each walk drops a loop it closes (it continues from the state it
+came back to), so a witness is a play with no repeated state before its loop. Every state a walk
+visits and every state of a candidate's exploration counts against the budget; a candidate's
+exploration is counted twice, since the interpreter repeats it to confirm the trace.
+
+A witness counts only once it is replayed and confirmed in the reference interpreter
+(`checker.evidence.build_trace`); one that is not is refused and the search stops there, saying
+so. What the search returns is never evidence of the shortest violation, nor of exhaustiveness.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from checker.engines.simulate import choose_move, weight_functions
+from checker.errors import ModellingError
+from checker.evidence import build_trace
+from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model
+from checker.lang.properties import BoundProperty
+from checker.lang.property_kinds import KINDS
+from checker.trace import ReplayMismatch, Trace
+
+SEED = 14  # the walks' seed: fixed, so what the growth re-check publishes is the same every run
+MIN_WALK = 50  # steps a walk takes at least before it stops (`walk_length`)
+CANDIDATE_WALKS = 8  # walks from a `can-end` candidate that must all fail to end before its closure is explored
+SEARCHED = frozenset({"invariant", "unreachable", "after", "deadlock-free", "deterministic", "terminates", "leads-to", "can-end"})
+
+
+def searchable(prop: BoundProperty) -> bool:
+    """A failure of this property is shown by a finite play, which a search may meet."""
+    return prop.kind in SEARCHED
+
+
+def walk_length(depth: int) -> int:
+    """How many steps a walk takes before it stops (and, for `can-end`, offers its last state as
+    a candidate): four times the checked game's breadth-first depth, at least `MIN_WALK`. The
+    larger game is about as deep, and a random play wanders longer than a shortest one."""
+    return max(MIN_WALK, 4 * depth)
+
+
+@dataclass(frozen=True)
+class Search:
+    """What one search found: a confirmed trace (None: no violation met), the states it spent,
+    and why it stopped without one."""
+
+    trace: Trace | None
+    states: int
+    refused: str = ""  # a witness that did not replay in the interpreter: why
+
+    def words(self) -> str:
+        if self.trace is not None:
+            return f"a violation found by a seeded search after {self.states:,} states"
+        if self.refused:
+            return f"the seeded search's witness was refused: {self.refused}"
+        return f"a seeded search met no violation in {self.states:,} states"
+
+
+@dataclass
+class _Candidate:
+    """A violation met on a walk, before the interpreter confirms it."""
+
+    path: list[int]
+    shape: str = "path"
+    loop_start: int | None = None
+    last_instance: int | None = None
+    branch_instances: tuple[int, ...] = ()
+
+
+class _Walker:
+    """The property's per-state and per-move tests in the compiled model, and the walks."""
+
+    def __init__(self, compiled: CompiledModel, prop: BoundProperty, max_states: int, seed: int, length: int) -> None:
+        self.compiled = compiled
+        self.prop = prop
+        self.kind = prop.kind
+        self.budget = max_states
+        self.spent = 0
+        self.rng = random.Random(seed)
+        self.length = length
+        self.weights = weight_functions(compiled)
+        self.forced = [inst.forced for inst in compiled.instances]
+        self.bad_state = None
+        if self.kind in ("invariant", "unreachable"):
+            test = compiled.predicate(prop.expr)
+            self.bad_state = (lambda s: not test(s)) if self.kind == "invariant" else test
+        self.after: dict[int, Any] = {}
+        if self.kind == "after":
+            for inst in compiled.instances:
+                if inst.action.name == prop.action:
+                    self.after[inst.id] = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
+        if self.kind == "leads-to":
+            self.source = compiled.predicate(prop.source)
+            self.target = compiled.predicate(prop.target)
+
+    def search(self) -> _Candidate | None:
+        """Walk until a violation is met or the budget is spent."""
+        initial = self.compiled.initial
+        while self.spent < self.budget and initial:
+            try:
+                found = self._walk(self.rng.choice(initial))
+            except ModellingError:
+                continue  # an error is another verdict than the one the finding shows: next walk
+            if found is not None:
+                return found
+        return None
+
+    def _walk(self, start: int) -> _Candidate | None:
+        compiled, kind = self.compiled, self.kind
+        path = [start]
+        at = {start: 0}
+        marks: list[tuple[bool, bool]] = []  # leads-to: (from, to) per state of `path`
+        self.spent += 1
+        for steps in range(self.length + 1):
+            state = path[-1]
+            if kind == "leads-to" and len(marks) < len(path):
+                marks.append((bool(self.source(state)), bool(self.target(state))))
+            if self.bad_state is not None and self.bad_state(state):
+                return _Candidate(path)
+            if compiled.terminal(state):
+                return _Candidate(path) if kind == "leads-to" and _avoids_from(marks, len(path) - 1) else None
+            moves = compiled.successors(state)
+            if not moves:
+                if kind in ("deadlock-free", "can-end"):
+                    return _Candidate(path, "deadlock" if kind == "deadlock-free" else "closed")
+                return _Candidate(path) if kind == "leads-to" and _avoids_from(marks, len(path) - 1) else None
+            found = self._at_moves(path, moves)
+            if found is not None:
+                return found
+            within = self.prop.prop.within if kind == "terminates" else None
+            if within is not None and len(path) - 1 > within:
+                return _Candidate(path)
+            if steps == self.length or self.spent >= self.budget:
+                return self._dead_end(path, path[-1]) if kind == "can-end" else None
+            _, post = choose_move(self.rng, compiled, moves, state, self.weights)
+            self.spent += 1
+            back = at.get(post)
+            if back is None:
+                at[post] = len(path)
+                path.append(post)
+                continue
+            # A return to a state of the walk: a loop.
+            if kind == "terminates":  # an endless play is also longer than any `within`
+                return _Candidate(path + [post], "lasso", back)
+            if kind == "leads-to" and _avoids_from(marks, back):
+                return _Candidate(path + [post], "lasso", back)
+            if kind == "can-end":
+                return self._dead_end(path[: back + 1], post)
+            for dropped in path[back + 1:]:  # drop the loop: the walk goes on from the state it came back to
+                del at[dropped]
+            del path[back + 1:]
+            del marks[back + 1:]
+        return None
+
+    def _at_moves(self, path: list[int], moves: list[tuple[int, int]]) -> _Candidate | None:
+        """A violation shown by the moves of the walk's last state."""
+        if self.kind == "deterministic" and len(moves) > 1 and self.forced[moves[0][0]]:
+            first = moves[0]
+            other = next((m for m in moves[1:] if m[1] != first[1]), None)
+            if other is not None:
+                return _Candidate(list(path), "branch", branch_instances=(first[0], other[0]))
+        if self.after:
+            state = path[-1]
+            for inst, post in moves:
+                test = self.after.get(inst)
+                if test is not None and not test(post, state):
+                    return _Candidate(path + [post], last_instance=inst)
+        return None
+
+    def _dead_end(self, path: list[int], candidate: int) -> _Candidate | None:
+        """`can-end`: the candidate state's play, if nothing reachable from it is terminal."""
+        if candidate != path[-1]:
+            path = path + [candidate]
+        steps = min(self.length, (self.budget - self.spent) // (4 * CANDIDATE_WALKS))  # the walks: at most a quarter of what is left
+        for _ in range(CANDIDATE_WALKS):  # a cheap refutation first: a walk from it that ends
+            if self._ends_from(candidate, steps):
+                return None
+        closed = self._closure_has_no_end(candidate)
+        return _Candidate(path, "closed") if closed else None
+
+    def _ends_from(self, start: int, steps: int) -> bool:
+        """A walk of at most `steps` steps from `start` reaches a terminal state."""
+        state = start
+        for _ in range(steps):
+            if self.compiled.terminal(state) or self.spent >= self.budget:
+                return self.compiled.terminal(state)
+            moves = self.compiled.successors(state)
+            if not moves:
+                return False
+            _, state = choose_move(self.rng, self.compiled, moves, state, self.weights)
+            self.spent += 1
+        return self.compiled.terminal(state)
+
+    def _closure_has_no_end(self, start: int) -> bool:
+        """Every state reachable from `start` explored (breadth first, stopping at the first
+        terminal one): True when it is complete with none, within half of what is left of the
+        budget (the interpreter's confirmation explores it again)."""
+        allowed = (self.budget - self.spent) // 2
+        seen = {start}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            if self.compiled.terminal(state):
+                self.spent += len(seen)
+                return False
+            for _, post in self.compiled.successors(state):
+                if post not in seen:
+                    if len(seen) >= allowed:
+                        self.spent += len(seen)
+                        return False
+                    seen.add(post)
+                    queue.append(post)
+        self.spent += 2 * len(seen)
+        return True
+
+
+def _avoids_from(marks: list[tuple[bool, bool]], first: int) -> bool:
+    """`leads-to`: some state where `from` holds lies in the play, and `to` holds at none of the
+    states from it (or from `first`, where the loop starts, if that is earlier) to the end."""
+    last_to = max((i for i, (_, to) in enumerate(marks) if to), default=-1)
+    start = next((i for i, (source, _) in enumerate(marks) if source and i > last_to), None)
+    return start is not None and min(start, first) > last_to
+
+
+def find_violation(model: Model, config: Config, prop: BoundProperty, max_states: int, depth: int, seed: int = SEED) -> Search:
+    """A violation of `prop` in `config`, found by seeded walks within `max_states` states and
+    confirmed in the interpreter (see the module's docstring)."""
+    compiled = CompiledModel(model, config)
+    walker = _Walker(compiled, prop, max_states, seed, walk_length(depth))
+    found = walker.search()
+    if found is None:
+        return Search(None, min(walker.spent, max_states))
+    unpack = compiled.layout.unpack
+    instances = compiled.instances
+    last = instances[found.last_instance].action.name if found.last_instance is not None else None
+    branches = tuple((instances[i].action.name, dict(instances[i].params)) for i in found.branch_instances)
+    try:
+        trace = build_trace(model, config, prop, [unpack(s) for s in found.path], found.shape, KINDS[prop.kind].violation.format(expr=(prop.prop.texts.get("expr") or [""])[0]),
+                            found.loop_start, last, branches, classify_loop=False)
+    except ReplayMismatch as exc:
+        return Search(None, walker.spent, refused=f"it did not replay in the interpreter ({exc})")
+    return Search(trace, walker.spent)
