@@ -146,3 +146,24 @@ def test_a_witness_that_does_not_replay_in_the_interpreter_is_refused(tmp_path, 
     # every bound at once overran and its refused witness decides nothing: the bounds are grown one at a time
     assert check.searched == 0 and not any(s.searched for s in check.singles) and check.singles
     assert "; the seeded search's witness was refused: it did not replay in the interpreter (step 1: no enabled transition" in check.reason
+
+
+def test_a_leads_to_is_shown_by_a_walk_that_loops_after_its_situation(tmp_path, monkeypatch):
+    """At the end of the track the player finishes, says the property; a walk that falls into the
+    pit there and spins back to a state it has been in is the endless play that avoids it."""
+    (tmp_path / "models" / "pit").mkdir(parents=True)
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "models" / "pit" / "pit.yaml").write_text(PIT)
+    (tmp_path / "properties" / "pit.yaml").write_text(
+        "game: pit\nproperties:\n  - id: end-finishes\n    kind: leads-to\n    says: x\n    from: pos == length\n    to: done == 1\n    expect: fails\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(growth, "MIN_STATES", 1)
+    monkeypatch.setattr(growth, "GROWTH_FACTOR", 1000)
+    result = next(r for r in check_paths(["models/pit"], CheckOptions()) if r.prop.id == "end-finishes")
+    assert result.status == "fails" and result.states == 217
+    check = growth.recheck("pit", result, 200, 60.0, cache_dir=None)
+    assert check.outcome == Outcome.SURVIVES and [s.outcome for s in check.singles] == [Outcome.SURVIVES] * 2
+    assert all(s.searched for s in check.singles)
+    config = growth.Config(growth.grow(result.model, result.config).singles[0][1], result.config.readings)
+    found = witness.find_violation(result.model, config, bind(result.prop, result.model), 200, result.depth)
+    assert found.trace is not None and found.trace.shape == "lasso" and found.trace.states()[-1]["pit"] > 0

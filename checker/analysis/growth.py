@@ -19,6 +19,19 @@ grown one at a time first, and every bound at once is run only if their growths,
 predict that it fits its budget (otherwise it says it was not run, and why): such a run could
 only keep the finding by exploring more than all of them together.
 
+Breadth first is needed only for the shortest trace and for a finding that vanishes (which takes
+the whole larger game); a finding survives a growth as soon as one violation is shown in the
+larger game, whatever found it. So a larger run whose breadth-first exploration ends undecided
+(over its budget or clock, or every bound at once not run because the one-at-a-time runs
+predict an overrun and left the finding undecided) is handed to a seeded search of the same
+larger configuration under the same state budget (`checker.analysis.witness`: random walks, and
+for `can-end` the exhaustive exploration of everything reachable from a candidate state), for the
+kinds a finite play can show to fail; a violation it meets, once replayed and confirmed in the
+interpreter, makes that growth survive, and the outcome's words say it was found by a seeded
+search after so many states while breadth first passed its budget. A search that meets none
+decides nothing, and the reason says it was made. `reachable`, coverage and `value` stay as they
+were: only the whole larger game keeps their failures.
+
 The cost is kept small by these choices: one representative per finding (not per failing
 result), the larger run decides only that property and stops at its first violation (breadth
 first, so a finding that survives usually costs a fraction of the state space), the one-at-a-time
@@ -29,8 +42,8 @@ run that hits either establishes nothing. Findings whose representatives share a
 budget, so they are re-checked together and each larger configuration is explored once for all
 of their properties (`SharedRuns`, which keeps a verdict only where the property's own run would
 have explored the very same states). Outcomes are cached on disk, keyed by the checker's
-code, the game's model files and suite, the representative and the budget, so an unchanged game
-pays once.
+code, the game's model files and suite, the representative, the budget and the seeded search's
+seed and budget, so an unchanged game pays once.
 """
 
 from __future__ import annotations
