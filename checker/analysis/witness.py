@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,16 +106,19 @@ class _Walker:
         self.length = length
         self.weights = weight_functions(compiled)
         self.forced = [inst.forced for inst in compiled.instances]
-        self.bad_state = None
+        self.bad_state: Callable[[int], object] | None = None
         if self.kind in ("invariant", "unreachable"):
+            assert prop.expr is not None, "bound for every kind with `expr`"
             test = compiled.predicate(prop.expr)
             self.bad_state = (lambda s: not test(s)) if self.kind == "invariant" else test
         self.after: dict[int, Any] = {}
         if self.kind == "after":
+            assert prop.expr is not None
             for inst in compiled.instances:
                 if inst.action.name == prop.action:
                     self.after[inst.id] = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
         if self.kind == "leads-to":
+            assert prop.source is not None and prop.target is not None
             self.source = compiled.predicate(prop.source)
             self.target = compiled.predicate(prop.target)
 
