@@ -167,3 +167,13 @@ def test_a_leads_to_is_shown_by_a_walk_that_loops_after_its_situation(tmp_path, 
     config = growth.Config(growth.grow(result.model, result.config).singles[0][1], result.config.readings)
     found = witness.find_violation(result.model, config, bind(result.prop, result.model), 200, result.depth)
     assert found.trace is not None and found.trace.shape == "lasso" and found.trace.states()[-1]["pit"] > 0
+
+
+def test_every_bound_at_once_left_unexplored_is_still_searched_where_one_at_a_time_decided_nothing(tmp_path, monkeypatch):
+    result = pit_result(tmp_path, monkeypatch)
+    monkeypatch.setattr(growth, "SINGLES_ALLOWANCE", 0)  # no one-bound run: every one says "not run"
+    check = growth.recheck("pit", result, 200, 60.0, cache_dir=None)
+    assert [s.outcome for s in check.singles] == [Outcome.NOT_RECHECKED] * 2 and check.outcome == Outcome.SURVIVES and check.searched
+    assert check.words() == (f"survives: `can-end` on pit [default] still fails with every bound at once (length 3\u21924, rounds 30\u219231) "
+                             f"(a violation found by a seeded search after {check.searched:,} states; not explored breadth first, the one-at-a-time "
+                             f"runs predict about 220 states (the checked 217 times each bound's own growth), over its budget of 200)")
