@@ -296,7 +296,7 @@ def _one_at_a_time(check: GrowthCheck, result: Result, growth: Growth, budget: B
             continue
         run = _run(result, Config(constants, result.config.readings), budget, shared)
         singles.append(SingleGrowth(label, run.outcome, run.reason, run.states, run.searched))
-        spent += run.states
+        spent += run.states + run.search_spent  # a search after an overrun counts too
         if run.outcome == Outcome.VANISHES:
             return replace(check, outcome=Outcome.VANISHES, singles=tuple(singles))
     survived = all(s.outcome == Outcome.SURVIVES for s in singles)
@@ -311,6 +311,7 @@ class _Run:
     reason: str
     states: int = 0
     searched: int = 0  # decided by the seeded search's violation: the states the search spent
+    search_spent: int = 0  # the states the seeded search spent, whether or not it met a violation
 
 
 def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | None = None) -> _Run:
@@ -353,8 +354,8 @@ def _search(result: Result, config: Config, budget: Budget, overran: _Run) -> _R
     except RulecheckError as exc:
         return replace(overran, reason=f"{overran.reason}; the seeded search stopped: {exc.message}")
     if found.trace is None:
-        return replace(overran, reason=f"{overran.reason}; {found.words()}")
-    return replace(overran, outcome=Outcome.SURVIVES, searched=found.states)
+        return replace(overran, reason=f"{overran.reason}; {found.words()}", search_spent=found.states)
+    return replace(overran, outcome=Outcome.SURVIVES, searched=found.states, search_spent=found.states)
 
 
 def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
