@@ -22,6 +22,7 @@ import click
 from rich.console import Console
 
 from checker.commands import add_commands
+from checker.dispatch import Pool
 from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
@@ -172,8 +173,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
+    from checker.report.reading_impact import ReadingsAhead
     from checker.report.summary import print_summary
     from checker.report.table import print_results
+    from checker.runner import check_pool
 
     started = time.monotonic()
     require_baseline(fail_on, baseline_path)
@@ -190,16 +193,32 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         options.free_constants, options.free_readings = free_constants, free_readings
         if free_readings:
             options.readings = "default"  # one symbolic run covers every reading combination
-    results = _run_checks(paths, options)
-    scenarios = _play_scenarios(paths, options) if not only else []
-    if not no_growth:
-        _growth(results, max_states, timeout, options.jobs)
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
+    with check_pool(options) as pool:
+        ahead: list[ReadingsAhead] = []
+
+        def queued(games: list, shared: Pool) -> None:
+            """The pages' Readings analyses, queued behind the check matrix (a full run only)."""
+            if full_run and not no_write:
+                ahead.append(ReadingsAhead([(g.folder, g.models) for g in games], shared))
+
+        results = _run_checks(paths, options, pool, queued)
+        scenarios = _play_scenarios(paths, options) if not only else []
+        prepared: list[dict] = []
+
+        def readings_meanwhile() -> None:
+            """The Readings analyses finished here while the pool re-checks the findings."""
+            prepared.extend(readings.prepared() for readings in ahead)
+
+        if not no_growth:
+            _growth(results, max_states, timeout, options.jobs, pool, readings_meanwhile)
+        if not prepared:
+            readings_meanwhile()
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir, options.jobs)
+            write_errata(results, errata_dir, options.jobs, prepared[0] if prepared else None)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -247,12 +266,12 @@ def _play_scenarios(paths: tuple[str, ...], options) -> list:
     return play_scenarios(load_games(_default_paths(paths)), options)
 
 
-def _growth(results: list, max_states: int, timeout: float, jobs: int) -> None:
+def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None, meanwhile: Callable[[], None] | None = None) -> None:
     """The growth re-check of every filed finding (outcomes attached to the results), in up to
-    `jobs` worker processes."""
+    `jobs` worker processes (`pool`'s when given, `meanwhile()` run here as they work)."""
     from checker.analysis.growth import growth_checks
 
-    growth_checks(results, max_states, timeout, jobs=jobs)
+    growth_checks(results, max_states, timeout, jobs=jobs, pool=pool, meanwhile=meanwhile)
 
 
 def _interactions(results: list) -> list:
@@ -321,13 +340,13 @@ def _whole_games(paths: list[str]) -> bool:
     return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
-def _run_checks(paths: tuple[str, ...], options) -> list:
+def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, queued: Callable[[list, Pool], None] | None = None) -> list:
     from checker.runner import check_paths
 
     with _progress_display() as (on_progress, on_jobs_done):
         options.on_progress = on_progress
         options.on_jobs_done = on_jobs_done
-        return check_paths(_default_paths(paths), options)
+        return check_paths(_default_paths(paths), options, pool, queued)
 
 
 @main.command()
