@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -27,6 +27,9 @@ from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
+
+if TYPE_CHECKING:
+    from checker.runner import SideWork
 
 DEFAULT_MODELS = "models"
 
@@ -195,30 +198,16 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
             options.readings = "default"  # one symbolic run covers every reading combination
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
+    readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
     with check_pool(options) as pool:
-        ahead: list[ReadingsAhead] = []
-
-        def queued(games: list, shared: Pool) -> None:
-            """The pages' Readings analyses, queued behind the check matrix (a full run only)."""
-            if full_run and not no_write:
-                ahead.append(ReadingsAhead([(g.folder, g.models) for g in games], shared))
-
-        results = _run_checks(paths, options, pool, queued)
+        results = _run_checks(paths, options, pool, readings)
         scenarios = _play_scenarios(paths, options) if not only else []
-        prepared: list[dict] = []
-
-        def readings_meanwhile() -> None:
-            """The Readings analyses finished here while the pool re-checks the findings."""
-            prepared.extend(readings.prepared() for readings in ahead)
-
         if not no_growth:
-            _growth(results, max_states, timeout, options.jobs, pool, readings_meanwhile)
-        if not prepared:
-            readings_meanwhile()
+            _growth(results, max_states, timeout, options.jobs, pool)
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir, options.jobs, prepared[0] if prepared else None)
+            write_errata(results, errata_dir, options.jobs, readings.prepared if readings is not None else None)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -266,12 +255,12 @@ def _play_scenarios(paths: tuple[str, ...], options) -> list:
     return play_scenarios(load_games(_default_paths(paths)), options)
 
 
-def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None, meanwhile: Callable[[], None] | None = None) -> None:
+def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None) -> None:
     """The growth re-check of every filed finding (outcomes attached to the results), in up to
-    `jobs` worker processes (`pool`'s when given, `meanwhile()` run here as they work)."""
+    `jobs` worker processes (`pool`'s when given)."""
     from checker.analysis.growth import growth_checks
 
-    growth_checks(results, max_states, timeout, jobs=jobs, pool=pool, meanwhile=meanwhile)
+    growth_checks(results, max_states, timeout, jobs=jobs, pool=pool)
 
 
 def _interactions(results: list) -> list:
@@ -340,13 +329,13 @@ def _whole_games(paths: list[str]) -> bool:
     return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
-def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, queued: Callable[[list, Pool], None] | None = None) -> list:
+def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, side: SideWork | None = None) -> list:
     from checker.runner import check_paths
 
     with _progress_display() as (on_progress, on_jobs_done):
         options.on_progress = on_progress
         options.on_jobs_done = on_jobs_done
-        return check_paths(_default_paths(paths), options, pool, queued)
+        return check_paths(_default_paths(paths), options, pool, side)
 
 
 @main.command()

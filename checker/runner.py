@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from checker import cluster
 from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
@@ -400,11 +400,21 @@ def play_scenarios(games: list[GameModels], options: CheckOptions) -> list[Scena
     return out
 
 
-def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = None, queued: Callable[[list[GameModels], Pool], None] | None = None) -> list[Result]:
+class SideWork(Protocol):
+    """Work a whole check does beside its matrix that needs none of its results (the pages'
+    Readings analysis, `reading_impact.ReadingsAhead`)."""
+
+    def queue(self, games: list[GameModels], pool: Pool) -> None:
+        """Submit its jobs to `pool` (before the matrix's: they start first)."""
+
+    def meanwhile(self) -> None:
+        """The part that must run in this process, run while the matrix's jobs run."""
+
+
+def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = None, side: SideWork | None = None) -> list[Result]:
     """Every model under `paths` checked. With `pool` (from `check_pool`) the check matrix runs
-    there, and `queued(games, pool)` is called once its jobs are submitted, before any result
-    is read: a caller queues there the work that does not need the results (the Readings
-    analysis), so the workers never idle at the matrix's end."""
+    there, `side`'s jobs queued ahead of it and its serial part run here meanwhile, so the
+    workers and this process are busy together and no phase waits alone at the end."""
     jobs: list[Job] = []
     games = load_games(paths)
     check_selection(games, options)
@@ -414,9 +424,11 @@ def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = Non
                 jobs.extend(plan_model(model, game.suite, options))
     if pool is None:
         return _run_jobs(jobs, options)
+    if side is not None:
+        side.queue(games, pool)
     handles = submit_all(run_job, jobs, pool)
-    if queued is not None:
-        queued(games, pool)
+    if side is not None:
+        side.meanwhile()
     return _gathered(jobs, collect(handles, options.on_jobs_done))
 
 

@@ -1,6 +1,7 @@
-"""One worker pool for a whole `rulecheck check`: the check matrix, the Readings analysis queued
-behind it, the growth re-checks (`checker.runner.check_pool`, `ReadingsAhead`). Whatever runs
-where, the results, pages and traces are the serial run's."""
+"""One worker pool for a whole `rulecheck check`: the Readings analysis queued ahead of the check
+matrix and finished in the main process while the matrix runs, then the growth re-checks
+(`checker.runner.check_pool`, `ReadingsAhead`). Whatever runs where and when, the results,
+pages and traces are the serial run's."""
 
 from __future__ import annotations
 
@@ -22,21 +23,40 @@ def summary(results: list) -> list[tuple]:
     return [(r.model.path, r.prop.id, r.reading_label, r.status, r.states, r.bound) for r in results]
 
 
-def test_the_matrix_on_a_shared_pool_gives_the_serial_results_and_queues_before_reading_them():
+class Recorder:
+    """A side work that records when it is called."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def queue(self, games, pool) -> None:
+        self.calls.append(("queue", [g.folder for g in games]))
+
+    def meanwhile(self) -> None:
+        self.calls.append(("meanwhile",))
+
+
+def test_the_matrix_on_a_shared_pool_gives_the_serial_results_around_its_side_work():
     serial = check_paths([COIN, TRAP, DUEL], CheckOptions())
-    seen: list[list[str]] = []
+    side = Recorder()
     with process_pool(2) as pool:
-        parallel = check_paths([COIN, TRAP, DUEL], CheckOptions(jobs=2), pool, lambda games, shared: seen.append([g.folder for g in games]))
+        parallel = check_paths([COIN, TRAP, DUEL], CheckOptions(jobs=2), pool, side)
     assert summary(parallel) == summary(serial) and len(serial) > 10
-    assert seen == [["coin", "trap", "duel"]]  # once, every game (by folder path), before the results were read
+    assert side.calls == [("queue", ["coin", "trap", "duel"]), ("meanwhile",)]  # once each, every game (by folder path)
+
+
+def ahead_of(paths: list[str], cache_dir: str) -> ReadingsAhead:
+    ahead = ReadingsAhead(cache_dir)
+    with process_pool(2) as pool:
+        ahead.queue(load_games(paths), pool)
+        ahead.meanwhile()
+    return ahead
 
 
 def test_readings_analysed_ahead_give_the_serial_sections(tmp_path):
     games = load_games([COIN, TRAP, DUEL])
     results = check_paths([COIN, TRAP, DUEL], CheckOptions())
-    with process_pool(2) as pool:
-        ahead = ReadingsAhead([(g.folder, g.models) for g in games], pool, str(tmp_path))
-        prepared = ahead.prepared()
+    prepared = ahead_of([COIN, TRAP, DUEL], str(tmp_path)).prepared
     assert sorted(prepared) == ["coin", "duel", "trap"]
     for game in games:
         paths, (impacts, rechecks) = prepared[game.folder]
@@ -46,12 +66,9 @@ def test_readings_analysed_ahead_give_the_serial_sections(tmp_path):
 
 
 def test_a_game_whose_section_is_cached_is_not_analysed_ahead(tmp_path):
-    games = load_games([COIN, TRAP])
-    coin = next(g for g in games if g.folder == "coin")
+    coin = next(g for g in load_games([COIN]) if g.folder == "coin")
     (tmp_path / f"readings-{_content_key(coin.models)}-0123.md").write_text("cached under other verdicts")
-    with process_pool(2) as pool:
-        ahead = ReadingsAhead([(g.folder, g.models) for g in games], pool, str(tmp_path))
-        assert sorted(ahead.prepared()) == ["trap"]
+    assert sorted(ahead_of([COIN, TRAP], str(tmp_path)).prepared) == ["trap"]
 
 
 def test_check_with_one_worker_and_with_two_writes_the_same_bytes(tmp_path):

@@ -38,7 +38,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -108,14 +107,13 @@ def representative(entry: FindingEvidence) -> Result:
     return min(entry.results, key=key)  # min keeps the first of equals: the serial order
 
 
-def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1, pool: Pool | None = None,
-                  meanwhile: Callable[[], None] | None = None) -> list[GrowthCheck]:
+def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1, pool: Pool | None = None) -> list[GrowthCheck]:
     """Re-check every filed finding the results show (not those filed as bound artefacts) and
     attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
     above 1 the findings are re-checked in that many worker processes (those of `pool` when
-    given: the check's own, `checker.runner.check_pool`, and `meanwhile()` runs here once they
-    are queued); outcomes are attached in the serial order either way."""
-    from checker.dispatch import SerialPool, collect, process_pool, run_in_order, submit_all
+    given: the check's own, `checker.runner.check_pool`); outcomes are attached in the serial
+    order either way."""
+    from checker.dispatch import SerialPool, process_pool, run_in_order
     from checker.report.errata import suite_findings
 
     entries = []
@@ -131,10 +129,7 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     ordered = sorted(groups.values(), key=lambda members: -chosen[members[0]][1].states)
     items = [([chosen[n] for n in members], max_states, timeout, cache_dir) for members in ordered]
     if pool is not None:
-        handles = submit_all(_recheck_group, items, pool)
-        if meanwhile is not None:
-            meanwhile()
-        grouped = collect(handles)
+        grouped = run_in_order(_recheck_group, items, pool)
     elif jobs > 1 and len(items) > 1:
         with process_pool(min(jobs, len(items))) as own:
             grouped = run_in_order(_recheck_group, items, own)

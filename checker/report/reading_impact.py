@@ -12,7 +12,7 @@ import glob
 import hashlib
 import os
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
@@ -22,6 +22,9 @@ from checker.dispatch import Handle, Pool, collect, submit_all
 from checker.lang.model import Model
 from checker.results import Result
 from checker.trace import Step, narrative, to_json, visible_changes
+
+if TYPE_CHECKING:
+    from checker.runner import GameModels
 
 CACHE_DIR = ".rulecheck-cache"
 
@@ -84,34 +87,35 @@ def _verdicts_key(results: list[Result]) -> str:
 
 
 class ReadingsAhead:
-    """The Readings sections' analyses, queued on the check's pool behind its check matrix:
-    they need no check result, so the workers go on to them while the matrix's last jobs run,
-    and the findings' growth re-checks queued behind them keep the workers busy while this
-    process makes each game's growth re-check of its lines (`prepared`: serial, one allowance of
-    states spent in order), which used to run alone after everything else. A game whose section
-    is already cached for these models and code (whatever the verdicts) is left out: the page
-    reads the cache, or, with other verdicts, analyses as before. The analyses are the serial
-    ones (`plan_models`, `assemble`, `recheck_readings`), only run elsewhere or earlier, so the
-    section is the same bytes."""
+    """The Readings sections' analyses made during the check (`runner.SideWork`): they need no
+    check result, so their explorations are queued on the check's pool ahead of its matrix, and
+    each game's growth re-check of its lines (serial: one allowance of states spent in order)
+    runs in this process while the workers go on with the matrix; it used to run alone after
+    everything else. A game whose section is already cached for these models and code (whatever
+    the verdicts) is left out: its page reads the cache, or, with other verdicts, analyses as
+    before. The analyses are the serial ones (`plan_models`, `assemble`, `recheck_readings`),
+    only run elsewhere or earlier, so the section is the same bytes."""
 
-    def __init__(self, games: list[tuple[str, list[Model]]], pool: Pool, cache_dir: str = CACHE_DIR, settings: Settings | None = None) -> None:
+    def __init__(self, cache_dir: str = CACHE_DIR, settings: Settings | None = None) -> None:
+        self.cache_dir = cache_dir
         self.settings = settings or Settings()
         self.games: list[tuple[str, list[str], Plan, list[Handle]]] = []
-        for folder, models in games:
-            checked = [m for m in models if not m.abstract]
-            if not checked or glob.glob(os.path.join(cache_dir, f"readings-{_content_key(checked)}-*.md")):
+        self.prepared: dict[str, tuple[list[str], Prepared]] = {}  # by folder: the models' paths and their analysis
+
+    def queue(self, games: list[GameModels], pool: Pool) -> None:
+        """Submit the explorations of every game whose section is not cached."""
+        for game in games:
+            checked = [m for m in game.models if not m.abstract]
+            if not checked or glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.md")):
                 continue
             plans, items = plan_models(checked, self.settings)
-            self.games.append((folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
+            self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
 
-    def prepared(self) -> dict[str, tuple[list[str], Prepared]]:
-        """Each analysed game's analysis, by folder, with the paths of the models it covers
-        (waits for the explorations; the growth re-check of the lines runs here)."""
-        out: dict[str, tuple[list[str], Prepared]] = {}
+    def meanwhile(self) -> None:
+        """Wait for the explorations (queued first, so done first) and re-check the lines."""
         for folder, paths, plans, handles in self.games:
             impacts = assemble(plans, collect(handles), self.settings)
-            out[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
-        return out
+            self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
 
 
 def readings_section(
