@@ -16,16 +16,20 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
 from checker.commands import add_commands
+from checker.dispatch import Pool
 from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
 from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
+
+if TYPE_CHECKING:
+    from checker.runner import SideWork
 
 DEFAULT_MODELS = "models"
 
@@ -172,8 +176,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
+    from checker.report.reading_impact import ReadingsAhead
     from checker.report.summary import print_summary
     from checker.report.table import print_results
+    from checker.runner import check_pool
 
     started = time.monotonic()
     require_baseline(fail_on, baseline_path)
@@ -190,16 +196,18 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         options.free_constants, options.free_readings = free_constants, free_readings
         if free_readings:
             options.readings = "default"  # one symbolic run covers every reading combination
-    results = _run_checks(paths, options)
-    scenarios = _play_scenarios(paths, options) if not only else []
-    if not no_growth:
-        _growth(results, max_states, timeout, options.jobs)
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
+    readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
+    with check_pool(options) as pool:
+        results = _run_checks(paths, options, pool, readings)
+        scenarios = _play_scenarios(paths, options) if not only else []
+        if not no_growth:
+            _growth(results, max_states, timeout, options.jobs, pool)
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir, options.jobs)
+            write_errata(results, errata_dir, options.jobs, readings.prepared if readings is not None else None)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -247,12 +255,12 @@ def _play_scenarios(paths: tuple[str, ...], options) -> list:
     return play_scenarios(load_games(_default_paths(paths)), options)
 
 
-def _growth(results: list, max_states: int, timeout: float, jobs: int) -> None:
+def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None) -> None:
     """The growth re-check of every filed finding (outcomes attached to the results), in up to
-    `jobs` worker processes."""
+    `jobs` worker processes (`pool`'s when given)."""
     from checker.analysis.growth import growth_checks
 
-    growth_checks(results, max_states, timeout, jobs=jobs)
+    growth_checks(results, max_states, timeout, jobs=jobs, pool=pool)
 
 
 def _interactions(results: list) -> list:
@@ -321,13 +329,13 @@ def _whole_games(paths: list[str]) -> bool:
     return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
-def _run_checks(paths: tuple[str, ...], options) -> list:
+def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, side: SideWork | None = None) -> list:
     from checker.runner import check_paths
 
     with _progress_display() as (on_progress, on_jobs_done):
         options.on_progress = on_progress
         options.on_jobs_done = on_jobs_done
-        return check_paths(_default_paths(paths), options)
+        return check_paths(_default_paths(paths), options, pool, side)
 
 
 @main.command()

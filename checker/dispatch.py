@@ -61,13 +61,24 @@ def process_pool(workers: int) -> Iterator[Pool]:
 
 def run_in_order(fn: Callable[[Any], Any], items: Sequence[Any], pool: Pool, on_done: Callable[[int, int], None] | None = None) -> list[Any]:
     """`fn` of every item, on `pool`, in the items' order. `on_done(done, total)` after each."""
-    handles = [pool.submit(fn, item) for item in items]
+    return collect(submit_all(fn, items, pool), on_done)
+
+
+def submit_all(fn: Callable[[Any], Any], items: Sequence[Any], pool: Pool) -> list[Handle]:
+    """Submit `fn` of every item, in order, without waiting: a caller may queue other work on
+    the same pool (the check's Readings analysis behind its check matrix) before `collect`."""
+    return [pool.submit(fn, item) for item in items]
+
+
+def collect(handles: Sequence[Handle], on_done: Callable[[int, int], None] | None = None) -> list[Any]:
+    """The outputs of submitted jobs in submission order (the first failure in that order is
+    raised, and the jobs after it are cancelled). `on_done(done, total)` after each."""
     outputs = []
     try:
         for done, handle in enumerate(handles, start=1):
             outputs.append(handle.result())
             if on_done is not None:
-                on_done(done, len(items))
+                on_done(done, len(handles))
     finally:
         for handle in handles[len(outputs):]:
             handle.cancel()

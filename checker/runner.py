@@ -11,10 +11,10 @@ import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from checker import cluster
-from checker.dispatch import Pool, SerialPool, process_pool, run_in_order
+from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
 from checker.engines.native import ExplicitEngine
@@ -400,7 +400,21 @@ def play_scenarios(games: list[GameModels], options: CheckOptions) -> list[Scena
     return out
 
 
-def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
+class SideWork(Protocol):
+    """Work a whole check does beside its matrix that needs none of its results (the pages'
+    Readings analysis, `reading_impact.ReadingsAhead`)."""
+
+    def queue(self, games: list[GameModels], pool: Pool) -> None:
+        """Submit its jobs to `pool` (before the matrix's: they start first)."""
+
+    def meanwhile(self) -> None:
+        """The part that must run in this process, run while the matrix's jobs run."""
+
+
+def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = None, side: SideWork | None = None) -> list[Result]:
+    """Every model under `paths` checked. With `pool` (from `check_pool`) the check matrix runs
+    there, `side`'s jobs queued ahead of it and its serial part run here meanwhile, so the
+    workers and this process are busy together and no phase waits alone at the end."""
     jobs: list[Job] = []
     games = load_games(paths)
     check_selection(games, options)
@@ -408,7 +422,14 @@ def check_paths(paths: list[str], options: CheckOptions) -> list[Result]:
         for model in game.models:
             if not model.abstract:
                 jobs.extend(plan_model(model, game.suite, options))
-    return _run_jobs(jobs, options)
+    if pool is None:
+        return _run_jobs(jobs, options)
+    if side is not None:
+        side.queue(games, pool)
+    handles = submit_all(run_job, jobs, pool)
+    if side is not None:
+        side.meanwhile()
+    return _gathered(jobs, collect(handles, options.on_jobs_done))
 
 
 def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
@@ -418,6 +439,11 @@ def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
         serial = isinstance(pool, SerialPool)
         job_fn = functools.partial(run_job, on_progress=options.on_progress) if serial else run_job
         outputs = run_in_order(job_fn, jobs, pool, None if serial else options.on_jobs_done)
+    return _gathered(jobs, outputs)
+
+
+def _gathered(jobs: list[Job], outputs: list[list[tuple[int, list[Result]]]]) -> list[Result]:
+    """The jobs' outputs as one list of results in the serial order."""
     models = {job.model.path: job.model for job in jobs}
     for output in outputs:
         for _, batch in output:
@@ -434,6 +460,19 @@ def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
         for _, batch in sorted(by_model[path], key=lambda item: item[0]):
             results.extend(batch)
     return results
+
+
+@contextmanager
+def check_pool(options: CheckOptions) -> Iterator[Pool | None]:
+    """One pool of `--jobs` worker processes for a whole `rulecheck check` (the check matrix,
+    the Readings analysis, the growth re-checks), so that each phase's last jobs overlap the
+    next phase's first; None where the matrix chooses its own (`--jobs 1`, `--cluster`), and
+    each phase then runs as it did alone."""
+    if options.cluster is not None or options.jobs <= 1:
+        yield None
+        return
+    with process_pool(options.jobs) as pool:
+        yield pool
 
 
 @contextmanager

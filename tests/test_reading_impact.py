@@ -160,6 +160,28 @@ def test_beyond_the_budget_probabilities_are_labelled_estimates():
     assert again.probabilities == bounded.probabilities
 
 
+def test_an_exact_side_is_compared_by_its_probabilities_not_as_no_data():
+    # A default explored whole has exact probabilities and no intervals; against an option only
+    # estimated, each exact probability is its own interval (it used to count as [0, 0], so an
+    # exact default that always ends showed no outcome at all).
+    from checker.analysis.classify import classify
+    from checker.analysis.divergence import Divergence
+
+    model = load_model(DUEL)
+    compiled = CompiledModel(model, model.default_config())
+    exact = analyse(explore_space(compiled))
+    estimated = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    assert exact.complete and exact.intervals is None and not estimated.complete
+    divergence = Divergence(model, model.default_config(), model.default_config(), found=True)
+    label, reasons = classify(divergence, exact, estimated)
+    assert label == "rules-visible", reasons  # the same game: the exact odds fall inside the estimate's intervals
+    shifted = analyse(explore_space(compiled, max_states=20), simulate_games=4000, seed=3)
+    shifted.intervals = {name: (0.0, 0.0) for name in exact.probabilities}
+    label, reasons = classify(divergence, exact, shifted)
+    name, p = sorted(exact.probabilities.items())[0]
+    assert label == "odds-shifting" and f"{name} [{p:.3f}, {p:.3f}] \u2192 [0.000, 0.000]" in reasons[0]
+
+
 def test_section_names_the_verdicts_an_option_changes():
     from checker.runner import CheckOptions, check_paths
 

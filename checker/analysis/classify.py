@@ -100,13 +100,24 @@ def _length(impact: Impact) -> str:
 
 def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
     """Beyond the budget only seeded estimates exist: an outcome whose 95% intervals do not
-    overlap is reported as an estimated change; otherwise the impact stays undecided."""
+    overlap is reported as an estimated change; otherwise the impact stays undecided. A side
+    explored completely has exact probabilities and no intervals: each is its own interval
+    (read as no data, an exact default showed every outcome at [0, 0])."""
+    ranges_a, ranges_b = _ranges(base), _ranges(alt)
     separated = []
-    for name in sorted(set(base.intervals or {}) | set(alt.intervals or {})):
-        lo_a, hi_a = (base.intervals or {}).get(name, (0.0, 0.0))
-        lo_b, hi_b = (alt.intervals or {}).get(name, (0.0, 0.0))
+    for name in sorted(set(ranges_a) | set(ranges_b)):
+        lo_a, hi_a = ranges_a.get(name, (0.0, 0.0))
+        lo_b, hi_b = ranges_b.get(name, (0.0, 0.0))
         if hi_a < lo_b or hi_b < lo_a:
             separated.append(f"{name} [{lo_a:.3f}, {hi_a:.3f}] \u2192 [{lo_b:.3f}, {hi_b:.3f}]")
     if separated:
         return "odds-shifting", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
     return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]
+
+
+def _ranges(impact: Impact) -> dict[str, tuple[float, float]]:
+    """Each outcome's 95% interval (an estimate), or its exact probability as a point (a whole
+    exploration: `analyse` gives it `probabilities` and no `intervals`)."""
+    if impact.complete:
+        return {name: (p, p) for name, p in (impact.probabilities or {}).items()}
+    return dict(impact.intervals or {})

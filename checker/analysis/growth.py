@@ -55,6 +55,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.analysis.witness import SEED, find_violation, searchable
+from checker.dispatch import Pool
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
 from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
@@ -120,11 +121,12 @@ def representative(entry: FindingEvidence) -> Result:
     return min(entry.results, key=key)  # min keeps the first of equals: the serial order
 
 
-def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1) -> list[GrowthCheck]:
+def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1, pool: Pool | None = None) -> list[GrowthCheck]:
     """Re-check every filed finding the results show (not those filed as bound artefacts) and
     attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
-    above 1 the findings are re-checked in that many worker processes; outcomes are attached in
-    the serial order either way."""
+    above 1 the findings are re-checked in that many worker processes (those of `pool` when
+    given: the check's own, `checker.runner.check_pool`); outcomes are attached in the serial
+    order either way."""
     from checker.dispatch import SerialPool, process_pool, run_in_order
     from checker.report.errata import suite_findings
 
@@ -140,9 +142,11 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     # waiting on the last big group (the outcomes do not depend on the order they are computed in).
     ordered = sorted(groups.values(), key=lambda members: -chosen[members[0]][1].states)
     items = [([chosen[n] for n in members], max_states, timeout, cache_dir) for members in ordered]
-    if jobs > 1 and len(items) > 1:
-        with process_pool(min(jobs, len(items))) as pool:
-            grouped = run_in_order(_recheck_group, items, pool)
+    if pool is not None:
+        grouped = run_in_order(_recheck_group, items, pool)
+    elif jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as own:
+            grouped = run_in_order(_recheck_group, items, own)
     else:
         grouped = run_in_order(_recheck_group, items, SerialPool())
     by_number = {n: check for members, checks in zip(ordered, grouped, strict=True) for n, check in zip(members, checks, strict=True)}

@@ -92,23 +92,39 @@ def analyse_model(model: Model, settings: Settings, baseline: Config | None = No
     return analyse_models([model], settings, jobs, baseline)[0]
 
 
+Item = tuple[Model, Config, Config | None, Settings]  # one exploration: the baseline's (no alternative) or one option's
+Explored = tuple[Divergence | None, Impact | None, float]  # what `explore_item` gives back
+Plan = list[tuple[Model, Config, set[str], list[tuple[str, str, Config]], int]]
+
+
 def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, baseline: Config | None = None) -> list[ModelImpact]:
     """Every reading option of each model against its default combination. With `jobs` above
     1 the configurations of all the models are explored in that many worker processes (each
     option's divergence search and exploration is independent of the others'); the outcome is
     the serial one. `seconds` counts the CPU time of each model's explorations wherever they ran."""
-    plans = []
-    items: list[tuple[Model, Config, Config | None, Settings]] = []
+    plans, items = plan_models(models, settings, baseline)
+    return assemble(plans, _explore_all(items, jobs), settings)
+
+
+def plan_models(models: list[Model], settings: Settings, baseline: Config | None = None) -> tuple[Plan, list[Item]]:
+    """The explorations the analysis of `models` needs (`explore_item` of each, in any pool)
+    and the plan that `assemble` reads their outputs with, in the same order."""
+    plans: Plan = []
+    items: list[Item] = []
     for model in models:
         base = baseline or model.default_config()
         consulted = consulted_readings(model)
         deviations = [(name, option, base.with_readings({name: option})) for name, reading in model.readings.items()
                       for option in reading.options if option != base.readings[name]]
-        requests: list[tuple[Model, Config, Config | None, Settings]] = [(model, base, None, settings)]
+        requests: list[Item] = [(model, base, None, settings)]
         requests += [(model, base, config, settings) for name, _, config in deviations if name in consulted]
         plans.append((model, base, consulted, deviations, len(requests)))
         items += requests
-    explored = _explore_all(items, jobs)
+    return plans, items
+
+
+def assemble(plans: Plan, explored: list[Explored], settings: Settings) -> list[ModelImpact]:
+    """The models' analyses from their explorations' outputs (in `plan_models`' order)."""
     out = []
     for model, base, consulted, deviations, count in plans:
         started = time.process_time()
@@ -137,17 +153,17 @@ def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, basel
     return out
 
 
-def _explore_all(items: list[tuple[Model, Config, Config | None, Settings]], jobs: int) -> list[tuple[Divergence | None, Impact | None, float]]:
-    """`_explore_item` of every item, in order, in up to `jobs` worker processes."""
+def _explore_all(items: list[Item], jobs: int) -> list[Explored]:
+    """`explore_item` of every item, in order, in up to `jobs` worker processes."""
     from checker.dispatch import SerialPool, process_pool, run_in_order
 
     if jobs > 1 and len(items) > 1:
         with process_pool(min(jobs, len(items))) as pool:
-            return run_in_order(_explore_item, items, pool)
-    return run_in_order(_explore_item, items, SerialPool())
+            return run_in_order(explore_item, items, pool)
+    return run_in_order(explore_item, items, SerialPool())
 
 
-def _explore_item(item: tuple[Model, Config, Config | None, Settings]) -> tuple[Divergence | None, Impact | None, float]:
+def explore_item(item: Item) -> Explored:
     """The baseline's impact (no alternative), or one option's divergence from the baseline and
     its impact when they diverge; with the CPU seconds it took (a pool job: module level)."""
     started = time.process_time()

@@ -27,7 +27,7 @@ from checker.report.appendix import (
 )
 from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
-from checker.report.reading_impact import cached_readings_section
+from checker.report.reading_impact import Prepared, cached_readings_section
 from checker.results import Result
 from checker.trace import narrative, to_json
 
@@ -43,12 +43,15 @@ def suite_findings(results: list[Result]) -> list[SuiteFinding]:
     return load_findings(suite_path(results[0].model.path)) if results else []
 
 
-def errata_page(folder: str, results: list[Result], jobs: int = 1) -> str:
-    """The Markdown errata page for one game's results."""
+def errata_page(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None) -> str:
+    """The Markdown errata page for one game's results; `ahead`: its Readings analysis already
+    made (`ReadingsAhead`), with the paths of the models it covers (used when they are the
+    page's models, which they are on a full run)."""
     results = game_results(folder, results)
     if not results:
         return ""
     models = _models(results)
+    prepared = ahead[1] if ahead is not None and ahead[0] == [m.path for m in models if not m.abstract] else None
     entries = group_findings(results, suite_findings(results))
     defects = [e for e in entries if e.severity != NOT_A_DEFECT]
     artefacts = [e for e in entries if e.severity == NOT_A_DEFECT]
@@ -78,7 +81,7 @@ def errata_page(folder: str, results: list[Result], jobs: int = 1) -> str:
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
             lines += _entry(number, entry, results, models, quoter)
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
-    lines += ["## Readings", ""] + cached_readings_section(models, results, jobs=jobs) + [""]
+    lines += ["## Readings", ""] + cached_readings_section(models, results, jobs=jobs, prepared=prepared) + [""]
     lines += ["## Appendix A: verdicts", "",
               f"Every property once, over the {_combinations(results)} variant/reading combinations checked "
               "(the default reading of every point and each single change from it).", ""]
@@ -222,12 +225,13 @@ def _untraced_line(r: Result) -> str:
     return f"`{r.prop.id}`: {r.detail or r.status}"
 
 
-def write_errata(results: list[Result], out_dir: str, jobs: int = 1) -> list[str]:
+def write_errata(results: list[Result], out_dir: str, jobs: int = 1, ahead: dict[str, tuple[list[str], Prepared]] | None = None) -> list[str]:
     """Write docs/errata/<game>.md for every game in the results (atomically, only if changed);
-    the reading-impact analysis explores in up to `jobs` worker processes."""
+    the reading-impact analysis explores in up to `jobs` worker processes, unless `ahead` has
+    it (by folder: `ReadingsAhead.prepared`)."""
     written = []
     for folder in sorted({r.model.folder for r in results}):
-        page = errata_page(folder, results, jobs)
+        page = errata_page(folder, results, jobs, (ahead or {}).get(folder))
         os.makedirs(out_dir, exist_ok=True)
         path = os.path.join(out_dir, f"{folder}.md")
         old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None

@@ -12,15 +12,19 @@ import glob
 import hashlib
 import os
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import ModelImpact, OptionImpact, Settings, analyse_models
+from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
+from checker.dispatch import Handle, Pool, collect, submit_all
 from checker.lang.model import Model
 from checker.results import Result
 from checker.trace import Step, narrative, to_json, visible_changes
+
+if TYPE_CHECKING:
+    from checker.runner import GameModels
 
 CACHE_DIR = ".rulecheck-cache"
 
@@ -33,22 +37,26 @@ CLASS_TEXT = {
 }
 
 
+Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth]]  # one game's analysis and its lines' growth re-checks
+
+
 def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
     """The impact analysis of every checked (non-abstract) model, for `readings_section`
     (explored in up to `jobs` worker processes)."""
     return analyse_models([m for m in models if not m.abstract], settings or Settings(), jobs)
 
 
-def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1) -> list[str]:
+def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> list[str]:
     """`readings_section`, computed once per content: the key hashes the model files, the
     verdicts of the results and all of the checker's code, so a run over unchanged models reuses the
-    section instead of repeating the analysis (it costs about as much as the check itself)."""
-    key = _cache_key(models, results)
-    path = os.path.join(cache_dir, f"readings-{key}.md")
+    section instead of repeating the analysis (it costs about as much as the check itself).
+    `prepared`: the analysis already made (`ReadingsAhead`), used when the section is not cached."""
+    path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.md")
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as handle:
             return handle.read().split("\n")
-    lines = readings_section(models, results, jobs=jobs)
+    impacts, rechecks = prepared if prepared is not None else (None, None)
+    lines = readings_section(models, results, impacts, jobs=jobs, rechecks=rechecks)
     os.makedirs(cache_dir, exist_ok=True)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as handle:
@@ -57,7 +65,8 @@ def cached_readings_section(models: list[Model], results: list[Result], cache_di
     return lines
 
 
-def _cache_key(models: list[Model], results: list[Result]) -> str:
+def _content_key(models: list[Model]) -> str:
+    """The cache key's first half: the game's model files, the checker's code, the models."""
     digest = hashlib.sha256()
     sources = sorted({os.path.abspath(p) for m in models for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(m.path)), "*.yaml"))})
     code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "**", "*.py"), recursive=True))  # any code change may change the words
@@ -65,26 +74,66 @@ def _cache_key(models: list[Model], results: list[Result]) -> str:
         digest.update(path.encode())
         with open(path, "rb") as handle:
             digest.update(handle.read())
-    for r in results:
-        digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
     digest.update(",".join(sorted(m.path for m in models)).encode())
     return digest.hexdigest()[:20]
 
 
+def _verdicts_key(results: list[Result]) -> str:
+    """The second half: the verdicts (the section says which ones each option changes)."""
+    digest = hashlib.sha256()
+    for r in results:
+        digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
+    return digest.hexdigest()[:20]
+
+
+class ReadingsAhead:
+    """The Readings sections' analyses made during the check (`runner.SideWork`): they need no
+    check result, so their explorations are queued on the check's pool ahead of its matrix, and
+    each game's growth re-check of its lines (serial: one allowance of states spent in order)
+    runs in this process while the workers go on with the matrix; it used to run alone after
+    everything else. A game whose section is already cached for these models and code (whatever
+    the verdicts) is left out: its page reads the cache, or, with other verdicts, analyses as
+    before. The analyses are the serial ones (`plan_models`, `assemble`, `recheck_readings`),
+    only run elsewhere or earlier, so the section is the same bytes."""
+
+    def __init__(self, cache_dir: str = CACHE_DIR, settings: Settings | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.settings = settings or Settings()
+        self.games: list[tuple[str, list[str], Plan, list[Handle]]] = []
+        self.prepared: dict[str, tuple[list[str], Prepared]] = {}  # by folder: the models' paths and their analysis
+
+    def queue(self, games: list[GameModels], pool: Pool) -> None:
+        """Submit the explorations of every game whose section is not cached."""
+        for game in games:
+            checked = [m for m in game.models if not m.abstract]
+            if not checked or glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.md")):
+                continue
+            plans, items = plan_models(checked, self.settings)
+            self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
+
+    def meanwhile(self) -> None:
+        """Wait for the explorations (queued first, so done first) and re-check the lines."""
+        for folder, paths, plans, handles in self.games:
+            impacts = assemble(plans, collect(handles), self.settings)
+            self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
+
+
 def readings_section(
-    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1
+    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1,
+    rechecks: dict[tuple[str, str, str], ReadingGrowth] | None = None,
 ) -> list[str]:
     """The section's lines (without its heading), for one game: `results` are the game's check
     results (to say which verdicts each option changes); `impacts` the analysis of its models
     (computed here when not given, with `settings`). Every game-breaking, outcome-changing,
     odds-shifting or (by exploration) moot line gets its growth re-check
-    (`checker.analysis.reading_growth`)."""
+    (`checker.analysis.reading_growth`; `rechecks` when already made)."""
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
     if impacts is None:
         impacts = analyse_for_errata(models, settings, jobs)
-    rechecks = recheck_readings(impacts, settings or Settings())
+    if rechecks is None:
+        rechecks = recheck_readings(impacts, settings or Settings())
     readings = {}
     for model in models:
         for name, reading in model.readings.items():
