@@ -350,6 +350,35 @@ def test_runner_backends_give_the_same_results_and_traces():
     assert any(r["verdict"] == "fails" and r["trace"] for r in outputs["native"]["results"])
 
 
+def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch):
+    """`--backend native` leaves the Python successor code unbuilt (it cost most of a cold
+    compiled check), a trace still replays, and a fallback to the Python engine builds it."""
+    from checker.engines.native import ExplicitEngine
+    from checker.lang import compile as compile_module
+    from checker.runner import CheckOptions
+
+    builds: list[str] = []
+    original = compile_module.CompiledModel._build
+
+    def counting(self):
+        if self._functions is None:
+            builds.append(self.model.id)
+        return original(self)
+
+    monkeypatch.setattr(compile_module.CompiledModel, "_build", counting)
+    model, props = bound_props(os.path.join(HERE, "benchmarks", "models", "war", "war6.yaml"))
+    config = model.default_config()
+    verdicts = ExplicitEngine().decide(model, config, props, CheckOptions(backend="native"))
+    assert builds == []
+    python = ExplicitEngine().decide(model, config, props, CheckOptions(backend="python"))
+    assert builds == [model.id]
+    assert {k: (v.status, v.path, v.shape, v.note) for k, v in verdicts.items()} == {k: (v.status, v.path, v.shape, v.note) for k, v in python.items()}
+    compiled = CompiledModel(model, config, lazy=True)
+    assert not compiled.built
+    exp, _ = explicit.explore(compiled, props, Budget())  # the fallback: the Python engine
+    assert compiled.built and exp.complete
+
+
 def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     """`auto` does not pay a compilation for a small state space: with an empty cache the
     Python engine decides it (and nothing is compiled)."""
@@ -440,9 +469,9 @@ def test_auto_goes_native_from_the_start_once_the_model_is_loaded():
 
 BUNDLED = sorted(
     os.path.join(folder, name)
-    for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "titlebelt", "supershow"))
+    for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "sms", "supershow", "titlebelt", "ultimate"))
     for name in os.listdir(folder)
-    if name.endswith(".yaml") and name != "clauses.yaml"
+    if name.endswith(".yaml") and name not in ("clauses.yaml", "questions.yaml")
 )
 
 

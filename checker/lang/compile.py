@@ -458,9 +458,15 @@ class ScreenSource:
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
-    def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None) -> None:
+    def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None, lazy: bool = False) -> None:
         """With a limit, every enumeration (instances, aggregate terms, initial states) stops
-        with `OutOfBudget` once it would exceed the budget."""
+        with `OutOfBudget` once it would exceed the budget.
+
+        `lazy` leaves the successor and terminal functions to be built on first use: the native
+        back-end explores with its own compiled module and needs only the layout, the instances
+        and the initial states, while building the Python code cost most of a cold compiled
+        check (Ultimate's: 169 of 272 s). Trace replay and a fallback to the Python engine
+        build them when they ask; `building` stays true if building them raised."""
         self.model = model
         self.config = config
         self.limit = limit
@@ -469,12 +475,36 @@ class CompiledModel:
         self.layout = Layout(model)
         self.interpreter = Interpreter(model, config)
         self.instances = self._instances()
-        code = successor_code(model, config, limit.max_items if limit is not None else None, self._successor_source, f"<compiled {model.id}>")
-        namespace: dict[str, Any] = dict(HELPERS)
-        exec(code, namespace)  # noqa: S102 - our own generated code
-        self.successors: Callable[[int], list[tuple[int, int]]] = namespace["successors"]
-        self.terminal: Callable[[int], bool] = self.predicate(model.terminal)
+        self.building = False
+        self._functions: tuple[Callable[[int], list[tuple[int, int]]], Callable[[int], bool]] | None = None
+        if not lazy:
+            self._build()
         self.initial = [self.layout.pack(s) for s in self.interpreter.initial_states(limit)]
+
+    def _build(self) -> tuple[Callable[[int], list[tuple[int, int]]], Callable[[int], bool]]:
+        """The successor and terminal functions, generated (or taken from the code cache) once."""
+        if self._functions is None:
+            self.building = True
+            model, limit = self.model, self.limit
+            code = successor_code(model, self.config, limit.max_items if limit is not None else None, self._successor_source, f"<compiled {model.id}>")
+            namespace: dict[str, Any] = dict(HELPERS)
+            exec(code, namespace)  # noqa: S102 - our own generated code
+            self._functions = (namespace["successors"], self.predicate(model.terminal))
+            self.building = False
+        return self._functions
+
+    @property
+    def built(self) -> bool:
+        """Whether the successor and terminal functions have been built."""
+        return self._functions is not None
+
+    @property
+    def successors(self) -> Callable[[int], list[tuple[int, int]]]:
+        return self._build()[0]
+
+    @property
+    def terminal(self) -> Callable[[int], bool]:
+        return self._build()[1]
 
     def _instances(self) -> list[Instance]:
         active = self.interpreter.active_actions()

@@ -158,7 +158,9 @@ class ExplicitEngine:
         started = time.perf_counter()
         self.compiling = True
         try:
-            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout))
+            # `native` explores with its own module: the Python successor code is built only if
+            # the Python engine runs after all (a fallback), which then counts as compiling.
+            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=options.backend == "native")
         except OutOfBudget:
             self.compile_over_budget = True
             raise
@@ -169,7 +171,13 @@ class ExplicitEngine:
         need_graph = any(KINDS[p.kind].needs_edges for p in props)
         remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001), options.budget.stop_when_decided)
         symmetry = Symmetry(model, config, compiled.layout) if model.symmetric and options.symmetry else None
-        exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend, symmetry)
+        try:
+            exp, findings = explore_and_decide(compiled, props, remaining, self.on_progress, need_graph, options.backend, symmetry)
+        except (OutOfBudget, MemoryError) as exc:
+            if compiled.building:  # building the Python successor code on first use
+                self.compiling = True
+                self.compile_over_budget = isinstance(exc, OutOfBudget)
+            raise
         self.complete = exp.complete
         explicit.add_witnesses(exp, props, findings, options.witnesses)
         return {prop.id: explicit.verdict_of(findings[prop.id], exp) for prop in props}
