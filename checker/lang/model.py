@@ -77,6 +77,9 @@ class Constant:
     loc: Loc
     doc: str = ""
     bound: bool = False  # a size the model chose (deck, hand, pile): the growth re-check raises it
+    # `grows_with`: per cell (() for a scalar), the cells of other bounds that the growth re-check
+    # raises by one step together with it, as (constant, index)
+    grows_with: dict[tuple, tuple[tuple[str, tuple], ...]] = field(default_factory=dict)
 
     @property
     def is_table(self) -> bool:
