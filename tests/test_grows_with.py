@@ -143,3 +143,37 @@ def test_bundled_steps_give_larger_games():
     assert grow(showngo, showngo.default_config()).grown[0] == "hand_size 2\u21923 with n_passing 1\u21922, n_tackle 2\u21923"
     sms = load_model("models/sms/showdown.yaml")
     assert not sms.constants["hand_base"].bound  # a rule value scaled down, not a card: see models/sms/base.yaml
+
+
+FIXED = MODEL.replace("bound: true, GROWS", "fixed_by: dealt,").replace(
+    "cards: {type: int, range: [1, 9], default: 3, bound: true,", "cards: {type: int, range: [1, 9], default: 3, fixed_by: dealt,"
+).replace("\nclauses:\n", "\nassumptions:\n  - {id: dealt, clauses: [t-1], says: \"Every card is dealt.\", why: \"The text gives no deck list.\"}\nclauses:\n")
+
+
+def test_a_growth_an_assumption_rules_out_names_the_assumption(tmp_path, monkeypatch):
+    """A count an assumption fixes (`fixed_by`) is not a bound; where nothing is left to grow,
+    the re-check (findings and Readings lines alike, `Growth.nothing_to_grow`) says which
+    assumption, not only that no bound grows."""
+    from checker.analysis import growth as growth_module
+    from checker.results import Result
+
+    (tmp_path / "toy.yaml").write_text(FIXED)
+    model = load_model(str(tmp_path / "toy.yaml"))
+    reason = grow(model, model.default_config()).nothing_to_grow()
+    assert reason == "no bound to grow: hand, cards fixed by assumption dealt; every other bound is at the top of its declared range or left out"
+    titlebelt = load_model("models/titlebelt/three-player.yaml")
+    assert "n_tagteam, n_foreign, n_loosecannon fixed by assumption dealt-deck" in grow(titlebelt, titlebelt.default_config()).nothing_to_grow()
+    monkeypatch.setattr(growth_module, "_run", lambda *_a, **_k: (_ for _ in ()).throw(AssertionError("nothing to run")))
+    result = Result.__new__(Result)
+    result.model, result.config, result.states = model, model.default_config(), 10
+    result.prop = type("P", (), {"id": "p"})()
+    assert growth_module.recheck("f", result, 1000, 10.0, None).reason == reason
+
+
+def test_fixed_by_must_name_an_assumption_and_not_a_bound(tmp_path):
+    (tmp_path / "toy.yaml").write_text(FIXED.replace("fixed_by: dealt,", "fixed_by: delt,", 1))
+    run = rulecheck("lint", str(tmp_path / "toy.yaml"), cwd=str(tmp_path))
+    assert run.returncode == 2 and "`fixed_by` names no assumption" in run.stderr and "toy.yaml:5:" in run.stderr and "dealt" in run.stderr
+    (tmp_path / "toy.yaml").write_text(FIXED.replace("fixed_by: dealt,", "bound: true, fixed_by: dealt,", 1))
+    run = rulecheck("lint", str(tmp_path / "toy.yaml"), cwd=str(tmp_path))
+    assert run.returncode == 2 and "is not a bound" in run.stderr and "toy.yaml:5:" in run.stderr

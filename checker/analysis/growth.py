@@ -69,6 +69,20 @@ class Growth:
     at_max: tuple[str, ...]
     marked: int  # how many constants the model marks as bounds
     singles: tuple[tuple[str, dict[str, Any]], ...] = ()  # each step alone (a bound with what it grows with): (its label, the constants)
+    fixed: tuple[tuple[str, str], ...] = ()  # counts an assumption fixes (not bounds): (constant, assumption)
+
+    def nothing_to_grow(self) -> str:
+        """Why no bound grows (`grown` is empty): naming the assumptions that fix the counts a
+        reader might expect to grow ("every card is dealt")."""
+        rest = NO_BOUND if not self.marked else "every bound is at the top of its declared range or left out"
+        if not self.fixed:
+            return rest
+        by: dict[str, list[str]] = {}
+        for name, assumption in self.fixed:
+            by.setdefault(assumption, []).append(name)
+        fixed = "; ".join(f"{', '.join(names)} fixed by assumption {assumption}" for assumption, names in by.items())
+        other = "; every other bound is at the top of its declared range or left out" if self.marked else ""
+        return f"no bound to grow: {fixed}{other}"
 
 
 def grow(model: Model, config: Config) -> Growth:
@@ -110,7 +124,8 @@ def grow(model: Model, config: Config) -> Growth:
                 raised.add((name, key))
                 constants[name] = _raised(constants[name], key)
         singles.append((label, alone))
-    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles))
+    fixed = tuple((c.name, c.fixed_by) for c in model.constants.values() if c.fixed_by)
+    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles), fixed)
 
 
 def _label(name: str, key: tuple) -> str:
@@ -233,10 +248,8 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
     model = result.model
     growth = grow(model, result.config)
     base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
-    if not growth.marked:
-        return replace(base, reason=NO_BOUND)
     if not growth.grown:
-        return replace(base, reason="every bound is at the top of its declared range or left out")
+        return replace(base, reason=growth.nothing_to_grow())
     budget = Budget(min(max_states, max(MIN_STATES, GROWTH_FACTOR * result.states)), min(timeout, GROWTH_TIMEOUT), stop_when_decided=True)
     path = _cache_path(cache_dir, finding, result, growth, budget) if cache_dir is not None else None
     cached = _read(path)

@@ -60,7 +60,7 @@ from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, S
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse
 from checker.analysis.statespace import explore_space
-from checker.growth_check import NO_BOUND, Outcome
+from checker.growth_check import Outcome
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
 
@@ -248,10 +248,8 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     does for findings)."""
     mi = runs.mi
     growth = grow(mi.model, mi.baseline)
-    if not growth.marked:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=NO_BOUND)
     if not growth.grown:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason="every bound is at the top of its declared range or left out")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=growth.nothing_to_grow())
     if option.classification != "moot" and not _exact(mi, option):
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="the analysis with the checked bounds is already an estimate (over its state budget)")
     first = run(", ".join(growth.grown), growth.constants)

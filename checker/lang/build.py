@@ -34,7 +34,7 @@ READING_OPTIONAL = {"answers"}
 ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
 PILE_KEYS = {"holds", "size"}  # with `type: pile`
-CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound", "grows_with"}
+CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound", "grows_with", "fixed_by"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
 MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
 CLAUSE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
@@ -123,6 +123,7 @@ class ModelBuilder:
         terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
         outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
         assumptions = self.assumptions(clauses)
+        self.check_fixed_by(constants, assumptions)
         self.effect_blocks()
         actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
         self.display_names()
@@ -244,6 +245,7 @@ class ModelBuilder:
     def constants(self) -> dict[str, Constant]:
         raw = self.doc.get("constants")
         out: dict[str, Constant] = {}
+        self.fixed_locs: dict[str, Loc] = {}
         if raw is None:
             return out
         raw = _mapping(raw, self.loc("constants"), "`constants`")
@@ -273,7 +275,29 @@ class ModelBuilder:
         for name, spec in raw.items():  # partners may be declared after the constant that names them
             if "grows_with" in spec:
                 out[name].grows_with = self.grows_with(out[name], spec, out)
+            if "fixed_by" in spec:
+                out[name].fixed_by = self.fixed_by(out[name], spec)
         return out
+
+    def fixed_by(self, const: Constant, spec: YMap) -> str:
+        """`fixed_by: ASSUMPTION`: a count an assumption fixes (every card dealt, say), so it is
+        not a bound; where the growth re-check then has nothing to grow, it names the
+        assumption rather than saying only that no bound grows. Checked against the
+        assumptions once they are read (`check_fixed_by`)."""
+        value, loc = spec["fixed_by"], spec.value_loc("fixed_by")
+        if not isinstance(value, str) or not value:
+            raise RulecheckError(f"constant `{const.name}`: `fixed_by` names an assumption id", loc, repr(value)[:60])
+        if const.bound:
+            raise RulecheckError(f"constant `{const.name}`: a count an assumption fixes (`fixed_by`) is not a bound", loc, value, "write `bound: false`, or drop `fixed_by`")
+        self.fixed_locs[const.name] = loc
+        return value
+
+    def check_fixed_by(self, constants: dict[str, Constant], assumptions: list[Assumption]) -> None:
+        ids = [a.id for a in assumptions]
+        for name, loc in self.fixed_locs.items():
+            if constants[name].fixed_by not in ids:
+                raise RulecheckError(f"constant `{name}`: `fixed_by` names no assumption of this model", loc, constants[name].fixed_by,
+                                     did_you_mean(constants[name].fixed_by, ids) or f"assumptions: {', '.join(ids) or 'none'}")
 
     def grows_with(self, const: Constant, spec: YMap, constants: dict[str, Constant]) -> dict[tuple, tuple[tuple[str, tuple], ...]]:
         """`grows_with`: what the growth re-check raises together with this bound, as one step
