@@ -32,6 +32,8 @@ from checker.engines.graph import is_cyclic, reaches, strongly_connected
 
 STUCK = "stuck (no rule applies)"
 NEVER = "never ends"
+UNFINISHED = "unfinished after"  # an estimate's games the simulation cut short: "unfinished after 1000 steps"
+ERRORED = "stopped by a modelling error"  # an estimate's games that met one (counted, so the shares add up to 1)
 
 
 @dataclass
@@ -331,6 +333,10 @@ def estimate(space: StateSpace, impact: Impact, games: int, seed: int) -> None:
         label = STUCK if outcome.startswith("stuck") else outcome
         impact.probabilities[label] = count / games
         impact.intervals[label] = wilson(count, games)
+    errored = sum(report.errors.values())
+    if errored:
+        impact.probabilities[ERRORED] = errored / games
+        impact.intervals[ERRORED] = wilson(errored, games)
     impact.method = f"estimate: {games} seeded random games (seed {seed}), 95% Wilson intervals; the state space exceeds the budget ({space.bound_text()})"
 
 
