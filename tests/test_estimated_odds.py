@@ -42,3 +42,32 @@ def test_games_cut_short_are_compared_only_between_estimates():
     other = impact(intervals={"heroes_win": (0.45, 0.55), "villains_win": (0.45, 0.55)})
     cls, reasons = classify(FOUND, other, alt)
     assert cls == "odds-shifting" and "unfinished after 1000 steps [0.000, 0.000] \u2192 [0.040, 0.060]" in reasons[0]
+
+
+def test_an_odds_line_over_budget_at_the_larger_bounds_is_decided_by_estimate(monkeypatch):
+    """The toy `odds` game with a budget (6 states) that holds the checked game (5) but not the
+    larger default: the seeded simulation of both larger configurations decides the line,
+    labelled as an estimate; with too few games to separate, it is "not shown", never
+    "vanishes"; with no allowance of simulated moves, the exact re-check's reason stands."""
+    from checker.analysis import reading_growth
+    from checker.analysis.impact import Settings, analyse_model
+    from checker.analysis.reading_growth import recheck_readings
+    from checker.growth_check import Outcome
+    from checker.lang.build import load_model
+    from tests.test_reading_growth import ODDS
+
+    settings = Settings(max_states=6)
+    impact = analyse_model(load_model(ODDS), settings)
+    check = recheck_readings([impact], settings)[("odds", "shade", "dark")]
+    assert check.outcome == Outcome.SURVIVES and check.estimated and not check.artefact
+    words = check.words()
+    assert words.startswith("survives (estimated with cards 1\u21922: 2,000 seeded games each (seed 0), 95% intervals do not overlap: all_black [")
+    assert words.endswith("; not decided exactly: the default passes 6 states)")
+    assert recheck_readings([analyse_model(load_model(ODDS), settings)], settings)[("odds", "shade", "dark")].words() == words  # byte-stable
+    few = Settings(max_states=6, games=10)
+    shown = recheck_readings([analyse_model(load_model(ODDS), few)], few)[("odds", "shade", "dark")]
+    assert shown.outcome == Outcome.NOT_RECHECKED and shown.estimated
+    assert shown.words() == ("not shown at the larger bounds (estimated with cards 1\u21922: 10 seeded games each (seed 0), 95% intervals overlap; "
+                             "not decided exactly: the default passes 6 states)")
+    monkeypatch.setattr(reading_growth, "ESTIMATE_MOVES", 0)
+    assert recheck_readings([impact], settings)[("odds", "shade", "dark")].words() == "not re-checked (the default passes 6 states)"

@@ -106,6 +106,15 @@ def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
     interval read as [0, 0] would invent a shift). Games the simulation cut short ("unfinished
     after N steps") are a share of the estimate, not an outcome an exact side can have, so they
     are compared only between two estimates."""
+    separated = separated_odds(base, alt)
+    if separated:
+        return "odds-shifting", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
+    return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]
+
+
+def separated_odds(base: Impact, alt: Impact) -> list[str]:
+    """The outcomes whose shares differ beyond doubt between two impacts, one of them at least
+    an estimate (see `_estimated`): "heroes_win 0.9747 (exact) → [0.900, 0.930]"."""
     separated = []
     one_exact = base.intervals is None or alt.intervals is None
     for name in sorted(set(base.intervals or base.probabilities or {}) | set(alt.intervals or alt.probabilities or {})):
@@ -115,9 +124,7 @@ def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
         (lo_b, hi_b), shown_b = _range(alt, name)
         if hi_a < lo_b or hi_b < lo_a:
             separated.append(f"{name} {shown_a} \u2192 {shown_b}")
-    if separated:
-        return "odds-shifting", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
-    return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]
+    return separated
 
 
 def _range(impact: Impact, name: str) -> tuple[tuple[float, float], str]:
