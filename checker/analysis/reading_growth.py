@@ -25,8 +25,18 @@ What is re-checked is the evidence that makes the line's class, nothing more:
 Outcomes: **survives** (a differing verdict still differs, or the option is still odds-shifting
 or worse), **vanishes** (every verdict agrees, or the outcomes, their odds and the ending agree:
 a bound artefact, which the page does not publish as a change), **not re-checked** (no bound to
-grow, an analysis that was already an estimate, a budget reached, a larger game that is
-smaller, or the allowance spent: nothing is established, and the line says why, briefly).
+grow (naming the assumption that fixes the counts, `fixed_by`), an analysis that was already an
+estimate, a budget reached, a larger game that is smaller, or the allowance spent: nothing is
+established, and the line says why, briefly).
+
+An odds-shifting line whose whole larger game could not be analysed exactly (the larger
+default or option over `max_states`, or the allowance spent) is then decided by estimate: the
+seeded simulation the Readings section uses for an analysis over its budget, of the larger
+default (once per model) and of the larger option, every bound one step larger at once. 95%
+intervals that still do not overlap make it **survives (estimated ...)**; intervals that
+overlap make it **not shown at the larger bounds (estimated ...)**, never "vanishes" (a
+simulation cannot tell a shift too small for it from none). The estimates of one game together
+simulate at most `ESTIMATE_MOVES` x `max_states` moves, counted, not timed, in the page's order.
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
 what is published does not depend on the machine: each early-stopping exploration has the growth
