@@ -84,6 +84,7 @@ def test_a_hand_grown_alone_gives_a_smaller_game_and_with_its_deck_a_larger_one(
     assert step["hand"] == 3 and step["cards"] == 4 and step["spare"] == 0  # a left-out card stays out
     assert states(paired, step) > states(paired, checked)
     assert growth.constants["cards"] == 4  # every bound at once raises a shared cell once
+    assert growth.cells == ("hand 2\u21923", "cards 3\u21924")  # and names it once
 
 
 def test_cells_that_name_each_other_are_one_step(tmp_path):

@@ -70,6 +70,7 @@ class Growth:
     marked: int  # how many constants the model marks as bounds
     singles: tuple[tuple[str, dict[str, Any]], ...] = ()  # each step alone (a bound with what it grows with): (its label, the constants)
     fixed: tuple[tuple[str, str], ...] = ()  # counts an assumption fixes (not bounds): (constant, assumption)
+    cells: tuple[str, ...] = ()  # every bound at once: each raised cell once ("hand_size 2->3", "n_passing 1->2"), the steps' partners not repeated
 
     def nothing_to_grow(self) -> str:
         """Why no bound grows (`grown` is empty): naming the assumptions that fix the counts a
@@ -105,7 +106,7 @@ def grow(model: Model, config: Config) -> Growth:
     grown: list[str] = []
     at_max: list[str] = []
     singles: list[tuple[str, dict[str, Any]]] = []
-    raised: set[tuple[str, tuple]] = set()
+    raised: dict[tuple[str, tuple], str] = {}  # each raised cell once, with its words
     for step in steps:
         cells = [(name, key, _cell_value(config.constants[name], key)) for name, key in step]
         blocked = [f"{_label(name, key)} {v} at the top of its range" for name, key, v in cells if v >= _top(model, name, v)]
@@ -121,11 +122,13 @@ def grow(model: Model, config: Config) -> Growth:
         for name, key, _ in cells:
             alone[name] = _raised(alone[name], key)
             if (name, key) not in raised:
-                raised.add((name, key))
+                raised[(name, key)] = f"{_label(name, key)} {_cell_value(config.constants[name], key)}\u2192{_cell_value(config.constants[name], key) + 1}"
                 constants[name] = _raised(constants[name], key)
         singles.append((label, alone))
     fixed = tuple((c.name, c.fixed_by) for c in model.constants.values() if c.fixed_by)
-    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles), fixed)
+    order = {(c.name, key): n for n, c in enumerate(model.constants.values()) for key in (c.default if c.is_table else {(): None})}
+    cells = tuple(words for cell, words in sorted(raised.items(), key=lambda item: order.get(item[0], len(order))))
+    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles), fixed, cells)
 
 
 def _label(name: str, key: tuple) -> str:
@@ -247,7 +250,7 @@ def recheck(finding: str, result: Result, max_states: int, timeout: float, cache
     at once, then, if that established nothing, each bound on its own."""
     model = result.model
     growth = grow(model, result.config)
-    base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.grown, growth.at_max)
+    base = GrowthCheck(finding, Outcome.NOT_RECHECKED, model.id, result.prop.id, result.reading_label, growth.cells, growth.at_max)
     if not growth.grown:
         return replace(base, reason=growth.nothing_to_grow())
     budget = Budget(min(max_states, max(MIN_STATES, GROWTH_FACTOR * result.states)), min(timeout, GROWTH_TIMEOUT), stop_when_decided=True)

@@ -274,7 +274,7 @@ def _estimate_run(runs: _ModelRuns, option: OptionImpact, exact: ReadingGrowth, 
     too small for it from none), so the line is "not shown", never "vanishes"."""
     mi = runs.mi
     growth = grow(mi.model, mi.baseline)
-    label = ", ".join(growth.grown)
+    label = ", ".join(growth.cells)
     # a play at least as long as the longest the checked game allows, with room for the larger one
     max_steps = max(1000, 8 * (mi.impact.longest or 0))
     key = (mi.model.id, label)
@@ -322,7 +322,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=growth.nothing_to_grow())
     if option.classification != "moot" and not _exact(mi, option):
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="the analysis with the checked bounds is already an estimate (over its state budget)")
-    first = run(", ".join(growth.grown), growth.constants)
+    first = run(", ".join(growth.cells), growth.constants)
     if first.outcome != Outcome.NOT_RECHECKED or len(growth.singles) < 2 or not one_at_a_time:
         return first
     survived: list[ReadingGrowth] = []
