@@ -79,8 +79,8 @@ def test_a_hand_grown_alone_gives_a_smaller_game_and_with_its_deck_a_larger_one(
     singles = dict(grow(alone, alone.default_config()).singles)
     assert states(alone, singles["hand 2\u21923"]) < states(alone, checked)  # the artefact `grows_with` is for
     growth = grow(paired, paired.default_config())
-    assert growth.grown == ("hand 2\u21923 with cards 3\u21924", "cards 3\u21924")
-    step = dict(growth.singles)["hand 2\u21923 with cards 3\u21924"]
+    assert growth.grown == ("hand 2\u21923 (with cards 3\u21924)", "cards 3\u21924")
+    step = dict(growth.singles)["hand 2\u21923 (with cards 3\u21924)"]
     assert step["hand"] == 3 and step["cards"] == 4 and step["spare"] == 0  # a left-out card stays out
     assert states(paired, step) > states(paired, checked)
     assert growth.constants["cards"] == 4  # every bound at once raises a shared cell once
@@ -94,7 +94,7 @@ def test_cells_that_name_each_other_are_one_step(tmp_path):
         handle.seek(0)
         handle.write(text)
     model = load_model(path)
-    assert grow(model, model.default_config()).grown == ("hand 2\u21923 with cards 3\u21924",)
+    assert grow(model, model.default_config()).grown == ("hand 2\u21923 (with cards 3\u21924)",)
 
 
 def test_a_step_with_a_cell_at_the_top_of_its_range_is_named_and_not_grown(tmp_path):
@@ -134,14 +134,14 @@ def test_bundled_steps_give_larger_games():
     checked = states(model, model.default_config().constants)
     growth = grow(model, model.default_config())
     paired = [label for label in growth.grown if label.startswith("start[")]
-    assert paired == ["start[a][0] 2\u21923 with start[b][2] 2\u21923", "start[a][1] 1\u21922 with start[b][1] 1\u21922"]
+    assert paired == ["start[a][0] 2\u21923 (with start[b][2] 2\u21923)", "start[a][1] 1\u21922 (with start[b][1] 1\u21922)"]
     for label, constants in growth.singles:
         if label in paired:
             assert states(model, constants) > checked, label
     alone = {**model.default_config().constants, "start": {**model.default_config().constants["start"], ("a", 0): 3}}
     assert states(model, alone) < checked
     showngo = load_model("models/showngo/junior.yaml")
-    assert grow(showngo, showngo.default_config()).grown[0] == "hand_size 2\u21923 with n_passing 1\u21922, n_tackle 2\u21923"
+    assert grow(showngo, showngo.default_config()).grown[0] == "hand_size 2\u21923 (with n_passing 1\u21922, n_tackle 2\u21923)"
     sms = load_model("models/sms/showdown.yaml")
     assert not sms.constants["hand_base"].bound  # a rule value scaled down, not a card: see models/sms/base.yaml
 

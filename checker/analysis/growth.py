@@ -115,8 +115,8 @@ def grow(model: Model, config: Config) -> Growth:
             # the outcome's words add "already at the top of its range"
             at_max.append(f"{_label(*step[0])} {cells[0][2]}" if len(step) == 1 else f"{_label(*step[0])} {cells[0][2]} (its step: {', '.join(blocked)})")
             continue
-        label = " with ".join(filter(None, (f"{_label(*step[0])} {cells[0][2]}\u2192{cells[0][2] + 1}",
-                                            ", ".join(f"{_label(name, key)} {v}\u2192{v + 1}" for name, key, v in cells[1:]))))
+        partners = ", ".join(f"{_label(name, key)} {v}\u2192{v + 1}" for name, key, v in cells[1:])
+        label = f"{_label(*step[0])} {cells[0][2]}\u2192{cells[0][2] + 1}" + (f" (with {partners})" if partners else "")
         grown.append(label)
         alone = dict(config.constants)
         for name, key, _ in cells:
