@@ -127,8 +127,8 @@ def grow(model: Model, config: Config) -> Growth:
         singles.append((label, alone))
     fixed = tuple((c.name, c.fixed_by) for c in model.constants.values() if c.fixed_by)
     order = {(c.name, key): n for n, c in enumerate(model.constants.values()) for key in (c.default if c.is_table else {(): None})}
-    cells = tuple(words for cell, words in sorted(raised.items(), key=lambda item: order.get(item[0], len(order))))
-    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles), fixed, cells)
+    named = tuple(words for _, words in sorted(raised.items(), key=lambda item: order.get(item[0], len(order))))
+    return Growth(constants, tuple(grown), tuple(at_max), sum(1 for c in model.constants.values() if c.bound), tuple(singles), fixed, named)
 
 
 def _label(name: str, key: tuple) -> str:
