@@ -57,7 +57,10 @@ def model_schema() -> dict[str, Any]:
     slot_type = {"anyOf": [{"type": "string", "description": "bool, int[LO..HI] or a domain"}, {"type": "array", "items": {"type": "string"}}]}
     constant = closed({"type": TEXT, "range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
                        "default": {"type": ["integer", "boolean", "string"]}, "of": IDS, "value": {},
-                       "doc": TEXT, "bound": {"type": "boolean", "description": "a deck, hand or pile size the model chose: the growth re-check raises it by one"}},
+                       "doc": TEXT, "bound": {"type": "boolean", "description": "a deck, hand or pile size the model chose: the growth re-check raises it by one"},
+                       "grows_with": {"type": ["array", "object"], "description": "the cells of other bounds that grow with it as one step "
+                                      "(a list of `NAME` or `NAME[member]...`; for a table, a mapping nested as its value)"},
+                       "fixed_by": {**TEXT, "description": "the assumption that fixes this count (not a bound): the growth re-check names it"}},
                       build.CONSTANT_KEYS)
     reading = closed({"clause": IDS, "question": TEXT, "options": {"type": "object", "additionalProperties": TEXT},
                       "default": TEXT, "answers": IDS}, build.READING_KEYS | build.READING_OPTIONAL)

@@ -79,10 +79,11 @@ def test_lines_that_cannot_be_rechecked_say_why():
     impact = analyse_model(load_model(ODDS), Settings(max_states=15))
     check = recheck_readings([impact], Settings(max_states=15))[("odds", "shade", "dark")]
     assert check.words() == "survives with cards 1\u21922 (odds-shifting there)"
-    # with a budget below the larger default, the line says so
+    # with a budget below the larger default, the line says so (and is decided by estimate:
+    # tests/test_estimated_odds.py)
     impact = analyse_model(load_model(ODDS), Settings(max_states=6))
     check = recheck_readings([impact], Settings(max_states=6))[("odds", "shade", "dark")]
-    assert check.words() == "not re-checked (the default passes 6 states)"
+    assert check.reason == "the default passes 6 states" and check.estimated
     # the verdicts of `lastcard` need no whole analysis: the same budget decides them
     impact = analyse_model(load_model(LASTCARD), Settings(max_states=15))
     assert {c.outcome for c in recheck_readings([impact], Settings(max_states=15)).values()} == {Outcome.VANISHES, Outcome.SURVIVES}

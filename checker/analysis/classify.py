@@ -17,7 +17,7 @@ The most severe class of a reading's options is the reading's class.
 from __future__ import annotations
 
 from checker.analysis.divergence import Divergence
-from checker.analysis.outcomes import NEVER, Impact
+from checker.analysis.outcomes import NEVER, UNFINISHED, Impact
 
 ORDER = ("game-breaking", "outcome-changing", "odds-shifting", "rules-visible", "moot")
 TOLERANCE = 1e-9
@@ -100,24 +100,38 @@ def _length(impact: Impact) -> str:
 
 def _estimated(base: Impact, alt: Impact) -> tuple[str, list[str]]:
     """Beyond the budget only seeded estimates exist: an outcome whose 95% intervals do not
-    overlap is reported as an estimated change; otherwise the impact stays undecided. A side
-    explored completely has exact probabilities and no intervals: each is its own interval
-    (read as no data, an exact default showed every outcome at [0, 0])."""
-    ranges_a, ranges_b = _ranges(base), _ranges(alt)
-    separated = []
-    for name in sorted(set(ranges_a) | set(ranges_b)):
-        lo_a, hi_a = ranges_a.get(name, (0.0, 0.0))
-        lo_b, hi_b = ranges_b.get(name, (0.0, 0.0))
-        if hi_a < lo_b or hi_b < lo_a:
-            separated.append(f"{name} [{lo_a:.3f}, {hi_a:.3f}] \u2192 [{lo_b:.3f}, {hi_b:.3f}]")
+    overlap is reported as an estimated change; otherwise the impact stays undecided. One side
+    may be exact (its exploration fitted the budget, the other's did not): its probability is
+    then a point, and is shown as exact, never as an interval it has none of (a missing
+    interval read as [0, 0] would invent a shift). Games the simulation cut short ("unfinished
+    after N steps") are a share of the estimate, not an outcome an exact side can have, so they
+    are compared only between two estimates."""
+    separated = separated_odds(base, alt)
     if separated:
         return "odds-shifting", ["estimated (seeded simulation, 95% intervals do not overlap): " + ", ".join(separated)]
     return "rules-visible", [f"impact not decided within the bound ({base.bound}; {alt.bound}); simulated outcome frequencies do not separate"]
 
 
-def _ranges(impact: Impact) -> dict[str, tuple[float, float]]:
-    """Each outcome's 95% interval (an estimate), or its exact probability as a point (a whole
-    exploration: `analyse` gives it `probabilities` and no `intervals`)."""
-    if impact.complete:
-        return {name: (p, p) for name, p in (impact.probabilities or {}).items()}
-    return dict(impact.intervals or {})
+def separated_odds(base: Impact, alt: Impact) -> list[str]:
+    """The outcomes whose shares differ beyond doubt between two impacts, one of them at least
+    an estimate (see `_estimated`): "heroes_win 0.9747 (exact) → [0.900, 0.930]"."""
+    separated = []
+    one_exact = base.intervals is None or alt.intervals is None
+    for name in sorted(set(base.intervals or base.probabilities or {}) | set(alt.intervals or alt.probabilities or {})):
+        if one_exact and name.startswith(UNFINISHED):
+            continue
+        (lo_a, hi_a), shown_a = _range(base, name)
+        (lo_b, hi_b), shown_b = _range(alt, name)
+        if hi_a < lo_b or hi_b < lo_a:
+            separated.append(f"{name} {shown_a} \u2192 {shown_b}")
+    return separated
+
+
+def _range(impact: Impact, name: str) -> tuple[tuple[float, float], str]:
+    """One side's share of an outcome: its 95% interval (an estimate) or its exact
+    probability as a point, with its words."""
+    if impact.intervals is not None:
+        lo, hi = impact.intervals.get(name, (0.0, 0.0))
+        return (lo, hi), f"[{lo:.3f}, {hi:.3f}]"
+    p = (impact.probabilities or {}).get(name, 0.0)
+    return (p, p), f"{p:.4g} (exact)"

@@ -29,9 +29,12 @@ from scipy.sparse.linalg import splu
 
 from checker.analysis.statespace import CHANCE, StateSpace
 from checker.engines.graph import is_cyclic, reaches, strongly_connected
+from checker.engines.simulate import SimulationReport, simulate
 
 STUCK = "stuck (no rule applies)"
 NEVER = "never ends"
+UNFINISHED = "unfinished after"  # an estimate's games the simulation cut short: "unfinished after 1000 steps"
+ERRORED = "stopped by a modelling error"  # an estimate's games that met one (counted, so the shares add up to 1)
 
 
 @dataclass
@@ -322,16 +325,22 @@ def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: 
 
 def estimate(space: StateSpace, impact: Impact, games: int, seed: int) -> None:
     """Outcome frequencies from seeded random play (the same policy), with 95% Wilson intervals."""
-    from checker.engines.simulate import simulate
-
     report = simulate(space.compiled, games, seed, max_steps=max(1000, 4 * space.depth))
-    impact.probabilities = {}
-    impact.intervals = {}
+    impact.probabilities, impact.intervals = shares(report)
+    impact.method = f"estimate: {games} seeded random games (seed {seed}), 95% Wilson intervals; the state space exceeds the budget ({space.bound_text()})"
+
+
+def shares(report: SimulationReport) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """Each outcome's share of a simulation's games and its 95% Wilson interval; games stopped
+    by a modelling error are a share of their own, so that the shares add up to 1."""
+    counts: dict[str, int] = {}
     for outcome, count in report.outcomes.items():
         label = STUCK if outcome.startswith("stuck") else outcome
-        impact.probabilities[label] = count / games
-        impact.intervals[label] = wilson(count, games)
-    impact.method = f"estimate: {games} seeded random games (seed {seed}), 95% Wilson intervals; the state space exceeds the budget ({space.bound_text()})"
+        counts[label] = counts.get(label, 0) + count
+    errored = sum(report.errors.values())
+    if errored:
+        counts[ERRORED] = errored
+    return {k: n / report.games for k, n in counts.items()}, {k: wilson(n, report.games) for k, n in counts.items()}
 
 
 def wilson(hits: int, trials: int, z: float = 1.96) -> tuple[float, float]:

@@ -25,8 +25,18 @@ What is re-checked is the evidence that makes the line's class, nothing more:
 Outcomes: **survives** (a differing verdict still differs, or the option is still odds-shifting
 or worse), **vanishes** (every verdict agrees, or the outcomes, their odds and the ending agree:
 a bound artefact, which the page does not publish as a change), **not re-checked** (no bound to
-grow, an analysis that was already an estimate, a budget reached, a larger game that is
-smaller, or the allowance spent: nothing is established, and the line says why, briefly).
+grow (naming the assumption that fixes the counts, `fixed_by`), an analysis that was already an
+estimate, a budget reached, a larger game that is smaller, or the allowance spent: nothing is
+established, and the line says why, briefly).
+
+An odds-shifting line whose whole larger game could not be analysed exactly (the larger
+default or option over `max_states`, or the allowance spent) is then decided by estimate: the
+seeded simulation the Readings section uses for an analysis over its budget, of the larger
+default (once per model) and of the larger option, every bound one step larger at once. 95%
+intervals that still do not overlap make it **survives (estimated ...)**; intervals that
+overlap make it **not shown at the larger bounds (estimated ...)**, never "vanishes" (a
+simulation cannot tell a shift too small for it from none). The estimates of one game together
+simulate at most `ESTIMATE_MOVES` x `max_states` moves, counted, not timed, in the page's order.
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
 what is published does not depend on the machine: each early-stopping exploration has the growth
@@ -53,18 +63,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.analysis.classify import ORDER, classify, most_severe
+from checker.analysis.classify import ORDER, classify, most_severe, separated_odds
 from checker.analysis.divergence import find_divergence
 from checker.analysis.evidence import OUTCOME, Verdicts, decide, differing, says
 from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
-from checker.analysis.outcomes import Impact, analyse
+from checker.analysis.outcomes import Impact, analyse, shares
 from checker.analysis.statespace import explore_space
-from checker.growth_check import NO_BOUND, Outcome
+from checker.engines.simulate import simulate
+from checker.growth_check import Outcome
 from checker.lang.compile import CompiledModel
-from checker.lang.model import Config
+from checker.lang.model import Config, Model
 
 SPENT = "the game's allowance of states is spent"
+ESTIMATE_MOVES = SINGLES_ALLOWANCE  # the estimates of one game's lines together simulate at most this many moves per state of `max_states`
 MOOT_SHARE = 4  # the moot lines' searches together explore at most `max_states` / MOOT_SHARE states, apart from the changes' allowance
 SEVERE = ("game-breaking", "outcome-changing", "odds-shifting")  # the classes by which a line claims the rules' outcomes change
 
@@ -81,6 +93,7 @@ class ReadingGrowth:
     moot: bool = False  # the re-check of a moot line: survives = still moot, vanishes = the readings part ways
     kept: tuple[str, ...] = ()  # not re-checked, yet survived these one-bound growths (the others and all at once undecided)
     singles: int = 0  # how many one-bound growths there were (with `kept`)
+    estimated: bool = False  # decided by seeded simulation (`_estimate_run`): survives, or not shown (never vanishes)
 
     @property
     def artefact(self) -> bool:
@@ -88,6 +101,10 @@ class ReadingGrowth:
 
     def words(self) -> str:
         """The clause the page adds to the option's line."""
+        if self.estimated and self.outcome == Outcome.SURVIVES:
+            return f"survives (estimated with {self.grown}: {self.evidence}; not decided exactly: {self.reason})"
+        if self.estimated:
+            return f"not shown at the larger bounds (estimated with {self.grown}: {self.evidence}; not decided exactly: {self.reason})"
         if self.moot and self.outcome == Outcome.SURVIVES:
             return f"still moot with {self.grown} ({self.evidence})"
         if self.moot and self.outcome == Outcome.VANISHES:
@@ -223,7 +240,60 @@ def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tup
     for runs, option in whole_lines:
         runs.allowance = whole_allowance  # the model's early-stopping re-checks are done: the rest is the whole analyses'
         out[(runs.mi.model.id, option.reading, option.option)] = _recheck(runs, option, _whole_run(runs, option))
+    # The odds-shifting lines no exact analysis decided (the larger game over its budget, or the
+    # allowance spent): decided by estimate, in the same order, within an allowance of simulated
+    # moves of their own (counted, not timed: what is published does not depend on the machine).
+    moves = _Allowance(ESTIMATE_MOVES * settings.max_states)
+    defaults: dict[tuple[str, str], Impact] = {}
+    for runs, option in whole_lines:
+        key = (runs.mi.model.id, option.reading, option.option)
+        if option.classification == "odds-shifting" and _undecided(out[key]) and moves.left > 0:
+            out[key] = _estimate_run(runs, option, out[key], settings, moves, defaults)
     return out
+
+
+def _undecided(line: ReadingGrowth) -> bool:
+    """An exact re-check that decided nothing because every bound at once could not be
+    afforded (the larger default or option over the analysis's budget, or the allowance
+    spent), so an estimate of that larger game may decide it; not a line some growths kept, nor
+    one whose larger game is smaller, already an estimate, or has no bound to grow (an estimate
+    would say nothing there either)."""
+    if line.outcome != Outcome.NOT_RECHECKED or line.kept or line.moot:
+        return False
+    at_once = line.reason.removeprefix("all at once: ").split("; one at a time: ")[0]
+    return at_once.startswith((SPENT, "the default passes ", "the option passes ", "the option would pass "))
+
+
+def _estimate_run(runs: _ModelRuns, option: OptionImpact, exact: ReadingGrowth, settings: Settings, moves: _Allowance,
+                  defaults: dict[tuple[str, str], Impact]) -> ReadingGrowth:
+    """The odds-shifting line re-checked by estimate with every bound one step larger at once:
+    the seeded simulation the Readings section uses for an analysis over its budget
+    (`settings.games` games, `settings.seed`), of the larger default (shared by the model's
+    lines) and of the larger option. Intervals that still do not overlap: the line survives,
+    estimated; intervals that overlap show nothing either way (a simulation cannot tell a shift
+    too small for it from none), so the line is "not shown", never "vanishes"."""
+    mi = runs.mi
+    growth = grow(mi.model, mi.baseline)
+    label = ", ".join(growth.cells)
+    # a play at least as long as the longest the checked game allows, with room for the larger one
+    max_steps = max(1000, 8 * (mi.impact.longest or 0))
+    key = (mi.model.id, label)
+    if key not in defaults:
+        defaults[key] = _simulated(mi.model, Config(growth.constants, mi.baseline.readings), settings, max_steps, moves)
+    alt = _simulated(mi.model, Config(growth.constants, option.config.readings), settings, max_steps, moves)
+    separated = separated_odds(defaults[key], alt)
+    games = f"{settings.games:,} seeded games each (seed {settings.seed}), 95% intervals"
+    if separated:
+        return ReadingGrowth(Outcome.SURVIVES, label, exact.reason, "odds-shifting", f"{games} do not overlap: {', '.join(separated)}", estimated=True)
+    return ReadingGrowth(Outcome.NOT_RECHECKED, label, exact.reason, evidence=f"{games} overlap", estimated=True)
+
+
+def _simulated(model: Model, config: Config, settings: Settings, max_steps: int, moves: _Allowance) -> Impact:
+    """One configuration's outcome shares by seeded simulation, as an estimated `Impact`."""
+    report = simulate(CompiledModel(model, config), settings.games, settings.seed, max_steps)
+    moves.spend(report.moves)
+    probabilities, intervals = shares(report)
+    return Impact(False, "seeded simulation", 0, probabilities=probabilities, intervals=intervals)
 
 
 def _memo(run: Run) -> Run:
@@ -248,13 +318,11 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     does for findings)."""
     mi = runs.mi
     growth = grow(mi.model, mi.baseline)
-    if not growth.marked:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=NO_BOUND)
     if not growth.grown:
-        return ReadingGrowth(Outcome.NOT_RECHECKED, reason="every bound is at the top of its declared range or left out")
+        return ReadingGrowth(Outcome.NOT_RECHECKED, reason=growth.nothing_to_grow())
     if option.classification != "moot" and not _exact(mi, option):
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason="the analysis with the checked bounds is already an estimate (over its state budget)")
-    first = run(", ".join(growth.grown), growth.constants)
+    first = run(", ".join(growth.cells), growth.constants)
     if first.outcome != Outcome.NOT_RECHECKED or len(growth.singles) < 2 or not one_at_a_time:
         return first
     survived: list[ReadingGrowth] = []

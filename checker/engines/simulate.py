@@ -26,6 +26,7 @@ class SimulationReport:
     fired: Counter = field(default_factory=Counter)  # action name -> games in which it fired
     stuck: int = 0
     errors: Counter = field(default_factory=Counter)
+    moves: int = 0  # moves played in all the games: a simulation's cost, counted, not timed
 
     @property
     def mean_length(self) -> float:
@@ -59,6 +60,7 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
                 report.outcomes["stuck (no rule applies)"] += 1
                 break
             inst_id, state = choose_move(rng, compiled, moves, state, weights)
+            report.moves += 1
             fired.add(compiled.instances[inst_id].action.name)
         report.fired.update(fired)
     return report

@@ -34,7 +34,7 @@ READING_OPTIONAL = {"answers"}
 ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
 PILE_KEYS = {"holds", "size"}  # with `type: pile`
-CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound"}
+CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound", "grows_with", "fixed_by"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
 MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
 CLAUSE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
@@ -56,6 +56,11 @@ def _ident(name: Any, loc: Loc, what: str) -> str:
     if not isinstance(name, str) or not IDENT.fullmatch(name):
         raise RulecheckError(f"{what} must be a name (letters, digits, _)", loc, repr(name))
     return name
+
+
+def _cell(index: tuple) -> str:
+    """A table cell's index as written: `[heroes][shoot]` (nothing for a scalar)."""
+    return "".join(f"[{k}]" for k in index)
 
 
 def _mapping(value: Any, loc: Loc, what: str) -> YMap:
@@ -118,6 +123,7 @@ class ModelBuilder:
         terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
         outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
         assumptions = self.assumptions(clauses)
+        self.check_fixed_by(constants, assumptions)
         self.effect_blocks()
         actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
         self.display_names()
@@ -239,6 +245,7 @@ class ModelBuilder:
     def constants(self) -> dict[str, Constant]:
         raw = self.doc.get("constants")
         out: dict[str, Constant] = {}
+        self.fixed_locs: dict[str, Loc] = {}
         if raw is None:
             return out
         raw = _mapping(raw, self.loc("constants"), "`constants`")
@@ -265,7 +272,88 @@ class ModelBuilder:
                 default = self.literal(spec[key], elem, spec.value_loc(key), f"constant `{name}`")
             bound = self.bound_flag(name, spec, elem)
             out[name] = Constant(name, elem, dims, default, raw.value_loc(name), str(spec.get("doc", "")), bound)
+        for name, spec in raw.items():  # partners may be declared after the constant that names them
+            if "grows_with" in spec:
+                out[name].grows_with = self.grows_with(out[name], spec, out)
+            if "fixed_by" in spec:
+                out[name].fixed_by = self.fixed_by(out[name], spec)
         return out
+
+    def fixed_by(self, const: Constant, spec: YMap) -> str:
+        """`fixed_by: ASSUMPTION`: a count an assumption fixes (every card dealt, say), so it is
+        not a bound; where the growth re-check then has nothing to grow, it names the
+        assumption rather than saying only that no bound grows. Checked against the
+        assumptions once they are read (`check_fixed_by`)."""
+        value, loc = spec["fixed_by"], spec.value_loc("fixed_by")
+        if not isinstance(value, str) or not value:
+            raise RulecheckError(f"constant `{const.name}`: `fixed_by` names an assumption id", loc, repr(value)[:60])
+        if const.bound:
+            raise RulecheckError(f"constant `{const.name}`: a count an assumption fixes (`fixed_by`) is not a bound", loc, value, "write `bound: false`, or drop `fixed_by`")
+        self.fixed_locs[const.name] = loc
+        return value
+
+    def check_fixed_by(self, constants: dict[str, Constant], assumptions: list[Assumption]) -> None:
+        ids = [a.id for a in assumptions]
+        for name, loc in self.fixed_locs.items():
+            if constants[name].fixed_by not in ids:
+                raise RulecheckError(f"constant `{name}`: `fixed_by` names no assumption of this model", loc, constants[name].fixed_by,
+                                     did_you_mean(constants[name].fixed_by, ids) or f"assumptions: {', '.join(ids) or 'none'}")
+
+    def grows_with(self, const: Constant, spec: YMap, constants: dict[str, Constant]) -> dict[tuple, tuple[tuple[str, tuple], ...]]:
+        """`grows_with`: what the growth re-check raises together with this bound, as one step
+        (a hand one card larger deals two more cards, so the deck grows by two with it, or the
+        rest of the deal shrinks and the larger game is a smaller one). A scalar takes a list of
+        cells (`n_passing`, `deck[heroes][shoot]`); a table a mapping nested as its `value`,
+        each cell it names to such a list. Every cell named is a cell of another `bound: true`
+        constant."""
+        loc = spec.value_loc("grows_with")
+        what = f"constant `{const.name}`: `grows_with`"
+        if not const.bound:
+            raise RulecheckError(f"{what} needs `bound: true` (only a bound grows)", loc, None, "mark it `bound: true`, or drop `grows_with`")
+        out: dict[tuple, tuple[tuple[str, tuple], ...]] = {}
+
+        def fill(node: Any, node_loc: Loc, prefix: tuple) -> None:
+            depth = len(prefix)
+            if depth == len(const.dims):
+                if not isinstance(node, list) or not node:
+                    raise RulecheckError(f"{what} takes a list of the cells that grow with {const.name}{_cell(prefix)}", node_loc, repr(node)[:60],
+                                         "for example `[n_passing, n_tackle]` or `[\"deck[heroes][shoot]\"]`")
+                refs = tuple(self.cell_ref(ref, node.item_loc(i) if isinstance(node, YList) else node_loc, what, constants) for i, ref in enumerate(node))
+                if (const.name, prefix) in refs:
+                    raise RulecheckError(f"{what}: {const.name}{_cell(prefix)} cannot grow with itself", node_loc, None)
+                out[prefix] = refs
+                return
+            dom = const.dims[depth]
+            node = _mapping(node, node_loc, f"{what} over {dom.name}")
+            for key in node:
+                if not dom.contains(key):
+                    raise RulecheckError(f"{what}: `{key}` is not a member of {dom.name}", node.key_loc(key), str(key), did_you_mean(str(key), [str(v) for v in dom.values()]))
+                fill(node[key], node.value_loc(key), (*prefix, key))
+
+        fill(spec["grows_with"], loc, ())
+        return out
+
+    @staticmethod
+    def cell_ref(ref: Any, loc: Loc, what: str, constants: dict[str, Constant]) -> tuple[str, tuple]:
+        """One cell `grows_with` names: `NAME` (a scalar) or `NAME[m1][m2]` (a table's cell)."""
+        match = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_]*)((?:\[[^\[\]]+\])*)\s*", ref) if isinstance(ref, str) else None
+        if match is None:
+            raise RulecheckError(f"{what}: a cell is `NAME` or `NAME[member]...`", loc, repr(ref)[:60])
+        name, keys = match.group(1), re.findall(r"\[([^\[\]]+)\]", match.group(2))
+        if name not in constants:
+            raise RulecheckError(f"{what}: unknown constant `{name}`", loc, str(ref), did_you_mean(name, constants) or None)
+        partner = constants[name]
+        if not partner.bound:
+            raise RulecheckError(f"{what}: `{name}` is not a bound (`bound: true`): growing a rule value is not one more card", loc, str(ref))
+        if len(keys) != len(partner.dims):
+            raise RulecheckError(f"{what}: `{name}` takes {len(partner.dims)} index(es), `{ref}` gives {len(keys)}", loc, str(ref))
+        index = []
+        for key, dom in zip(keys, partner.dims, strict=True):
+            member = next((v for v in dom.values() if str(v) == key.strip()), None)
+            if member is None:
+                raise RulecheckError(f"{what}: `{key.strip()}` is not a member of {dom.name}", loc, str(ref), did_you_mean(key.strip(), [str(v) for v in dom.values()]))
+            index.append(member)
+        return name, tuple(index)
 
     def bound_flag(self, name: str, spec: YMap, elem: ElemType) -> bool:
         """`bound: true` marks a size the model chose (a deck, hand or pile smaller than the

@@ -77,6 +77,10 @@ class Constant:
     loc: Loc
     doc: str = ""
     bound: bool = False  # a size the model chose (deck, hand, pile): the growth re-check raises it
+    # `grows_with`: per cell (() for a scalar), the cells of other bounds that the growth re-check
+    # raises by one step together with it, as (constant, index)
+    grows_with: dict[tuple, tuple[tuple[str, tuple], ...]] = field(default_factory=dict)
+    fixed_by: str = ""  # the assumption that fixes this count (it is not a bound): the growth re-check names it
 
     @property
     def is_table(self) -> bool:
