@@ -179,7 +179,7 @@ def test_an_exact_side_is_compared_by_its_probabilities_not_as_no_data():
     shifted.intervals = {name: (0.0, 0.0) for name in exact.probabilities}
     label, reasons = classify(divergence, exact, shifted)
     name, p = sorted(exact.probabilities.items())[0]
-    assert label == "odds-shifting" and f"{name} [{p:.3f}, {p:.3f}] \u2192 [0.000, 0.000]" in reasons[0]
+    assert label == "odds-shifting" and f"{name} {p:.4g} (exact) \u2192 [0.000, 0.000]" in reasons[0]  # an exact side shown as its point
 
 
 def test_section_names_the_verdicts_an_option_changes():
