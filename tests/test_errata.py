@@ -192,3 +192,45 @@ def test_pages_and_traces_do_not_depend_on_string_hashing(tmp_path):
         assert run.returncode == 0, run.stdout + run.stderr
         outputs.append({p.relative_to(work).as_posix(): p.read_bytes() for folder in ("docs", "counterexamples") for p in (work / folder).rglob("*") if p.is_file()})
     assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
+
+
+HIDDEN = """\
+- id: counter-too-small
+  title: The counter could pass four with a longer board
+  class: gap
+  clauses: [c-1]
+  scenario: With a board of five, Ann moves past four.
+  proposed: "Say: the counter stops at four."
+  properties: [small]
+"""
+
+
+def test_a_filed_finding_the_check_does_not_show_is_listed_apart_not_dropped(tmp_path):
+    """A finding whose property holds at the checked bounds (one more card would show it, as with
+    Show'n'Go's long Kick) keeps its place on the page, uncounted, with the verdict that hid it."""
+    results = check_paths([project(tmp_path, FINDINGS + HIDDEN)], CheckOptions())
+    text = errata_page("g", results)
+    part = text.split("## Filed findings this check does not show", 1)[1].split("## Assumptions", 1)[0]
+    assert "### The counter could pass four with a longer board" in part and '<a id="finding-counter-too-small"></a>' in part
+    assert "**Scenario.** With a board of five, Ann moves past four." in part and "- `small`: holds in all 3 combinations" in part
+    assert "The counter could pass four" not in findings_part(text).split("## Filed findings", 1)[0]  # not counted as shown
+    assert "## Filed findings" not in errata_page("g", check_paths([project(tmp_path / "plain")], CheckOptions()))
+
+
+def test_the_clause_index_gives_every_clause_its_state(tmp_path):
+    """Formalised (a rule or property cites it), read, assumed, out of scope with its reason, or
+    not handled: the page shows which, clause by clause, so no clause is settled silently."""
+    model = MODEL.replace("clauses:\n", "assumptions:\n- {id: in-turn, clauses: [c-3], says: Players alternate., why: The text implies it.}\nclauses:\n") + (
+        '  c-3: {at: "3", says: "Play in turn."}\n'
+        '  c-4: {at: "4", says: "Enjoy the game.", status: out-of-scope, why: "advice, not a rule"}\n'
+        '  c-5: {at: "5", says: "Keep score."}\n')
+    path = write(tmp_path, model, "m.yaml", "g")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "g.yaml").write_text("game: g\nproperties:\n" + textwrap.indent(PROPERTIES, "  "))
+    appendix = errata_page("g", check_paths([path], CheckOptions())).split("## Appendix C: clause index", 1)[1]
+    assert "5 clauses: 2 formalised, 2 read, 1 assumed, 1 out of scope, 1 not handled." in appendix
+    assert "- `c-1` (1): formalised (rule `inc`, rule `wait`); read: `step`" in appendix
+    assert "- `c-2` (2): formalised (rule `finish`, property `ann-last`); read: `extra`" in appendix
+    assert "- `c-3` (3): assumed: `in-turn`" in appendix
+    assert "- `c-4` (4): out of scope: advice, not a rule" in appendix
+    assert "- `c-5` (5): **not handled**" in appendix

@@ -148,3 +148,71 @@ def questions_appendix(models: list[Model], results: list[Result], entries: list
     head = [f"{len(questions)} question(s) a careful reading of the document raises, in the order of the questions file; "
             f"{len(questions) - len(open_ids)} answered, {len(open_ids)} open.", ""]
     return head + lines
+
+
+# -- clause index ---------------------------------------------------------------------------------
+CLAUSE_STATES = ("formalised", "read", "assumed", "out of scope", "not handled")
+
+
+def clause_states(models: list[Model], results: list[Result]) -> dict[str, dict[str, list[str]]]:
+    """Per clause of the game's index, how the models account for it, by state: `formalised` (the
+    rules or properties citing it), `read` (the readings that settle it), `assumed` (the
+    assumptions that do), `out of scope` (the index's `why`), or `not handled` (nothing: a silent
+    choice). A clause can be in several states at once (a rule cites it and a reading qualifies
+    it); `out of scope` is given only when no rule or property cites it, `not handled` only when
+    nothing does."""
+    props: dict[str, list[str]] = defaultdict(list)
+    for r in results:
+        for cid in r.prop.clauses:
+            props[cid].append(f"property `{r.prop.id}`")
+    rules: dict[str, list[str]] = defaultdict(list)
+    reads: dict[str, list[str]] = defaultdict(list)
+    assumed: dict[str, list[str]] = defaultdict(list)
+    for model in models:
+        for action in model.actions.values():
+            for cid in action.all_clauses:
+                rules[cid].append(f"rule `{action.name}`")
+        for name, reading in model.readings.items():
+            for cid in reading.clauses:
+                reads[cid].append(f"`{name}`")
+        for item in getattr(model, "assumptions", None) or ():
+            for cid in item.clauses:
+                assumed[cid].append(f"`{item.id}`")
+    out: dict[str, dict[str, list[str]]] = {}
+    for cid, clause in models[0].clauses.items():
+        states = {"formalised": sorted(set(rules[cid])) + sorted(set(props[cid])), "read": sorted(set(reads[cid])), "assumed": sorted(set(assumed[cid]))}
+        states = {k: v for k, v in states.items() if v}
+        if clause.status == "out-of-scope" and "formalised" not in states:
+            states["out of scope"] = [clause.why]  # an assumption may cite it for context (why it needs no rule)
+        if not states:
+            states = {"not handled": []}
+        out[cid] = states
+    return out
+
+
+def clause_index(models: list[Model], results: list[Result]) -> list[str]:
+    """One line per clause of the document's index: where it is, and how the models account for it."""
+    if not models[0].clauses:
+        return [f"This game has no clause index yet (`models/{models[0].folder}/clauses.yaml`)."]
+    states = clause_states(models, results)
+    counts = {s: sum(1 for st in states.values() if s in st) for s in CLAUSE_STATES}
+    head = ["Every clause of the game's clause index, in document order, with how the "
+            "models account for it: **formalised** (a rule of the models or a property cites it), **read** (a reading settles "
+            "what the text leaves open), **assumed** (an assumption settles it), **out of scope** (with the reason), or "
+            "**not handled** (a choice made silently, if any). A clause can be formalised and also read or assumed.", "",
+            f"{len(states)} clauses: " + ", ".join(f"{counts[s]} {s}" for s in CLAUSE_STATES) + ".", ""]
+    lines = []
+    for cid, st in states.items():
+        parts = []
+        for state, what in st.items():
+            if state == "formalised":
+                shown = what[:4] + ([f"{len(what) - 4} more"] if len(what) > 4 else [])
+                parts.append("formalised (" + ", ".join(shown) + ")")
+            elif state == "out of scope":
+                parts.append(f"out of scope: {what[0]}")
+            elif state == "not handled":
+                parts.append("**not handled**")
+            else:
+                parts.append(f"{state}: " + ", ".join(what))
+        lines.append(f"- `{cid}` ({located(models[0], cid)}): " + "; ".join(parts))
+    return head + lines

@@ -3,10 +3,12 @@
 The page is written for a designer: it opens with the findings (one per problem in the text,
 ranked by severity, see `checker.report.findings`), each with the rule text quoted once and
 located by the document's headings, a scenario in players' words, the proposed wording, and the
-shortest replayed trace as collapsed evidence. Then come the model's assumptions, the readings,
-and two appendices: the verdict matrix (one line per property) and the review questions with
-their answers. The page holds no timings or other run-dependent figures, so regenerating it from
-the same models gives the same bytes.
+shortest replayed trace as collapsed evidence; then the failures that are not defects of the text
+and the filed findings this check does not show (hidden by its bounds, listed apart rather than
+dropped). Then come the model's assumptions, the readings, and three appendices: the verdict
+matrix (one line per property), the review questions with their answers, and the clause index
+(each clause formalised, read, assumed or out of scope). The page holds no timings or other
+run-dependent figures, so regenerating it from the same models gives the same bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from checker.lang.model import Model
 from checker.lang.properties import suite_path
 from checker.report.appendix import (
     assumptions_section,
+    clause_index,
     finding_questions,
     game_questions,
     questions_appendix,
@@ -80,18 +83,42 @@ def errata_page(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[
                   "or found to vanish by the growth re-check; each says how to see it hold with larger bounds.", ""]
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
             lines += _entry(number, entry, results, models, quoter)
+    lines += _unshown(entries, results, models, quoter)
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
     lines += ["## Readings", ""] + cached_readings_section(models, results, jobs=jobs, prepared=prepared) + [""]
     lines += ["## Appendix A: verdicts", "",
               f"Every property once, over the {_combinations(results)} variant/reading combinations checked "
               "(the default reading of every point and each single change from it).", ""]
     lines += verdict_matrix(results) + [""]
-    lines += ["## Appendix B: review questions", ""] + questions_appendix(models, results, entries, anchor)
+    lines += ["## Appendix B: review questions", ""] + questions_appendix(models, results, entries, anchor) + [""]
+    lines += ["## Appendix C: clause index", ""] + clause_index(models, results)
     return "\n".join(lines).rstrip() + "\n"
 
 
 def anchor(entry: FindingEvidence) -> str:
     return "finding-" + entry.id.lower().replace(" ", "-")
+
+
+def _unshown(entries: list[FindingEvidence], results: list[Result], models: list[Model], quoter: _ClauseQuoter) -> list[str]:
+    """The suite's findings that no failure of this check claims: listed apart, not counted, so
+    that a finding hidden by the checked bounds (one more card shows it) is not dropped silently,
+    with the verdicts that did not show it."""
+    shown = {e.finding.id for e in entries if e.finding is not None}
+    unshown = [f for f in suite_findings(results) if f.id not in shown]
+    if not unshown:
+        return []
+    lines = ["## Filed findings this check does not show", "",
+             "Findings filed in the suite that no failure of this check shows (their properties hold, or their readings "
+             "change nothing, within the checked bounds). They are not counted above; each scenario says how to see it.", ""]
+    for finding in unshown:
+        lines += [f"### {finding.title}", "", f'<a id="finding-{finding.id.lower()}"></a>', "", f"**Class:** {CLASS_WORDS[finding.cls]}.", ""]
+        for cid in dict.fromkeys(finding.clauses):
+            lines += quoter.quote(models[0], cid)
+        lines += ["**Scenario.** " + " ".join(finding.scenario.split()), "", "**Proposed wording.** " + finding.proposed, ""]
+        verdicts = [f"- `{pid}`: {verdict_line(rs)}" for pid in finding.properties if (rs := [r for r in results if r.prop.id == pid])]
+        if verdicts:
+            lines += ["**Not shown here:**", "", *verdicts, ""]
+    return lines
 
 
 def _models(results: list[Result]) -> list[Model]:
