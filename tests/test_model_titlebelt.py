@@ -11,7 +11,7 @@ import os
 
 from checker.lang.build import load_model
 from checker.lang.properties import load_suite
-from checker.lint import question_coverage
+from checker.lint import coverage, question_coverage
 from checker.runner import CheckOptions, check_paths
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -30,6 +30,18 @@ def test_every_cold_reading_question_is_answered_in_every_variant():
         assert sum(q.raised_by == "modeller" for q in model.questions) == 6
         cov = question_coverage(model, suite)
         assert not cov.open, f"{name}: open questions {cov.open}"
+
+
+def test_every_clause_is_formalised_read_assumed_or_out_of_scope_in_every_variant():
+    """No clause of the index is settled silently (issue 14): each is cited by a rule, reading or
+    property, settled by an assumption, or marked out of scope with its reason."""
+    suite = load_suite(SUITE)
+    cited = {c for p in suite for c in p.clauses}
+    for name in VARIANTS:
+        model = load_model(os.path.join(FOLDER, name))
+        cov = coverage(model, cited)
+        assert not cov.unhandled, f"{name}: clauses not handled: {cov.unhandled}"
+        assert all(model.clauses[c].why for c in cov.out_of_scope)
 
 
 def _results(reading: str, prop: str):
