@@ -92,6 +92,15 @@ def test_moot_by_exploration_states_its_bound(tmp_path):
     stuck = option(result, "pit", "stuck")
     assert stuck.classification == "moot"
     assert stuck.reasons[0].startswith("exhaustive: no reachable state of the 7")
+    # on the page: moot within the checked bounds, not "in the model" (a larger bound may show it)
+    page = "\n".join(readings_section([result.model], [], [result]))
+    assert "- **moot (no difference within the checked bounds)**: exhaustive: no reachable state of the 7" in page
+
+
+def test_a_reading_the_model_never_consults_is_moot_in_the_model():
+    result = analyse_model(load_model(COIN), Settings())
+    page = "\n".join(readings_section([result.model], [], [result]))
+    assert "**moot (no difference in the model)**: no expression or `only` of the model consults this reading" in page
 
 
 def test_moot_with_a_small_budget_is_bounded():

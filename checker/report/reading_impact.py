@@ -35,6 +35,9 @@ CLASS_TEXT = {
     "rules-visible": "rules-visible (legal play differs, outcomes do not)",
     "moot": "moot (no difference in the model)",
 }
+# A reading the model consults but no explored state tells apart: moot at the checked bounds
+# only (Show'n'Go's long Kick past the Dead Ball Line needs one more card to show).
+MOOT_EXPLORED = "moot (no difference within the checked bounds)"
 
 
 Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth]]  # one game's analysis and its lines' growth re-checks
@@ -174,6 +177,8 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
         where = f"in `{mi.model.id}`: " if several else ""
         recheck = rechecks.get((mi.model.id, name, option))
         label = CLASS_TEXT[o.classification]
+        if o.classification == "moot" and not any("consults this reading" in r for r in o.reasons):
+            label = MOOT_EXPLORED  # the model does consult it: no state of these bounds shows it, a larger one may
         if recheck is not None and recheck.artefact:
             label = "moot with the checked bounds only" if recheck.moot else f"bound artefact ({o.classification} with the checked bounds only)"
         growth = f"; growth re-check: {recheck.words()}" if recheck is not None else ""
