@@ -61,7 +61,7 @@ def build_trace(
     confirm(interp, prop, trace, branch_actions)
     if prop.kind == "terminates" and shape == "lasso" and classify_loop:
         trace.loop_deciders = loop_deciders(interp, trace)
-        left = loop_left_surely(interp, trace)
+        left = trace.loop_left = loop_left_surely(interp, trace)
         if left:
             trace.game_ends_surely = ends_surely(CompiledModel(model, config), SURE_END_STATES)
         trace.note = loop_note(trace.loop_deciders, loop_exits, left, trace.game_ends_surely)

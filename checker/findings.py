@@ -6,6 +6,12 @@ variant that shows it. The suite's `findings:` section names the evidence it cla
 `properties:` and/or `readings:` (and optionally `variants:`); the errata page is built from
 findings, and a failing result no finding claims is still shown, as an unfiled finding.
 
+A `terminates` property fails for every endless loop at once, and the loops may be different
+problems (a tie that chance alone repeats, a player who may pass for ever): `loop:` narrows a
+finding to the failures whose shown loop is of one kind (`chance-only`: only random outcomes
+go round it; `choice`: players' choices help keep it going), so each loop is the evidence of
+the finding it belongs to, and a failure neither claims is still shown, unfiled.
+
 A `bound-artefact` finding records failures that are not defects of the text (a limit of the
 checked decks); the page lists them apart, so nothing is hidden and nothing is overstated.
 """
@@ -18,10 +24,12 @@ from dataclasses import dataclass
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.model import Model
 from checker.lang.yamlsrc import YList, YMap, load_yaml
+from checker.trace import Trace
 
 CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
 REQUIRED = ("id", "title", "class", "scenario", "proposed")
-OPTIONAL = ("clauses", "properties", "readings", "variants")
+OPTIONAL = ("clauses", "properties", "readings", "variants", "loop")
+LOOPS = ("chance-only", "choice")  # `loop:`: which endless loops of a failing `terminates` a finding claims
 MAX_SCENARIO_LINES = 5
 
 
@@ -37,16 +45,29 @@ class SuiteFinding:
     readings: tuple[str, ...]  # `name` (any non-default option) or `name=option`
     variants: tuple[str, ...]  # empty: every variant
     loc: Loc
+    loop: str = ""  # one of LOOPS, or "" (every failure)
 
-    def claims(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:
-        """Whether a failing result (model, property, reading options) is evidence of this finding."""
+    def claims(self, model: Model, prop_id: str, readings: dict[str, str], trace: Trace | None = None) -> bool:
+        """Whether a failing result (model, property, reading options, its replayed trace) is
+        evidence of this finding."""
         if self.properties and prop_id not in self.properties:
             return False
         if self.variants and model.id not in self.variants:
             return False
+        if self.loop and trace is not None and trace.property_kind == "terminates" and loop_kind(trace) != self.loop:
+            return False
         if not self.readings:
             return True
         return any(_reading_matches(entry, model, readings) for entry in self.readings)
+
+
+def loop_kind(trace: Trace) -> str:
+    """The kind of a classified endless loop, as `loop:` names it: "chance-only", "choice", or
+    "" (a loop the rules force, or a trace whose loop was not classified)."""
+    deciders = trace.loop_deciders or frozenset()
+    if deciders - {"rules", "chance"}:
+        return "choice"
+    return "chance-only" if "chance" in deciders else ""
 
 
 def _reading_matches(entry: str, model: Model, readings: dict[str, str]) -> bool:
@@ -94,13 +115,16 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
     scenario = str(item["scenario"]).strip()
     if len(scenario.splitlines()) > MAX_SCENARIO_LINES:
         raise RulecheckError(f"a finding's scenario has at most {MAX_SCENARIO_LINES} lines", item.value_loc("scenario"), None, "tell the play in players' words; the trace is the evidence")
-    lists = {key: _names(item, key) for key in OPTIONAL}
+    lists = {key: _names(item, key) for key in OPTIONAL if key != "loop"}
+    loop = str(item.get("loop", ""))
+    if "loop" in item and loop not in LOOPS:
+        raise RulecheckError(f"unknown loop kind `{loop}`", item.value_loc("loop"), loop, did_you_mean(loop, LOOPS) or f"kinds: {', '.join(LOOPS)}")
     if not lists["properties"] and not lists["readings"]:
         raise RulecheckError("a finding names its evidence: `properties:` and/or `readings:`", item.loc, str(item["id"]))
     return SuiteFinding(
         id=str(item["id"]), title=str(item["title"]).strip(), cls=cls, clauses=lists["clauses"], scenario=scenario,
         proposed=str(item["proposed"]).strip(), properties=lists["properties"], readings=lists["readings"],
-        variants=lists["variants"], loc=item.loc,
+        variants=lists["variants"], loc=item.loc, loop=loop,
     )
 
 

@@ -135,7 +135,8 @@ def properties_schema() -> dict[str, Any]:
                       "then": {"required": sorted(spec.fields), "propertyNames": {"enum": sorted(OPTIONAL | spec.fields | spec.optional)}}}
                      for kind, spec in KINDS.items()]
     finding = closed({"id": TEXT, "title": TEXT, "class": {"enum": list(findings.CLASSES)}, "scenario": TEXT, "proposed": TEXT,
-                      "clauses": IDS, "properties": IDS, "readings": IDS, "variants": IDS},
+                      "clauses": IDS, "properties": IDS, "readings": IDS, "variants": IDS,
+                      "loop": {"enum": list(findings.LOOPS), "description": "a terminates property's failures: only those whose loop is of this kind"}},
                      set(findings.REQUIRED) | set(findings.OPTIONAL), findings.REQUIRED)
     step = {"anyOf": [{**TEXT, "description": "an action's name"},
                       {"type": "object", "minProperties": 1, "maxProperties": 1, "description": "action: {parameter: value}",

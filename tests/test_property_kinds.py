@@ -455,3 +455,42 @@ def test_a_loop_only_chance_sustains_is_not_game_breaking(tmp_path):
     both = results[("ends", "loop=both")].trace
     assert both.game_ends_surely is False and "elsewhere" in both.note
     assert "elsewhere the game can go on for ever" in rated("loop=both")[1]
+
+
+def test_a_finding_narrowed_to_chance_loops_claims_only_those(tmp_path):
+    """`loop:` splits one `terminates` property's failures between findings by the kind of loop
+    each shows: under `both` the loop shown is chance's (0 -> 1 -> 0), left with probability 1,
+    though ann can keep the game going elsewhere. A finding narrowed to chance-only loops claims
+    it and is rules-visible (the other endless plays are other findings' evidence); a finding
+    narrowed to choice loops does not claim it, so it is still shown, unfiled and game-breaking;
+    the player's own loop is the choice finding's, game-breaking."""
+    from checker.findings import parse_finding
+    from checker.lang.yamlsrc import load_yaml
+    from checker.report.findings import group_findings
+
+    results = run(tmp_path, LOOPS, """
+        - id: ends
+          kind: terminates
+          expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}
+    """)
+    suite = load_yaml("suite.yaml", textwrap.dedent("""\
+        - {id: coin-repeats, title: t, class: gap, scenario: s, proposed: p, properties: [ends], loop: chance-only}
+        - {id: ann-stalls, title: t, class: gap, scenario: s, proposed: p, properties: [ends], loop: choice}
+    """))
+    findings = [parse_finding(item, suite.item_loc(i)) for i, item in enumerate(suite)]
+    entries = group_findings([results[("ends", "loop=both")], results[("ends", "loop=player")]], findings)
+    rated = {e.id: (e.severity, e.severity_reason, [r.config.readings["loop"] for r in e.results]) for e in entries}
+    assert rated["coin-repeats"][0] == "rules-visible" and rated["coin-repeats"][2] == ["both"]
+    assert "other findings" in rated["coin-repeats"][1]
+    assert rated["ann-stalls"][0] == "game-breaking" and rated["ann-stalls"][2] == ["player"]
+    assert set(rated) == {"coin-repeats", "ann-stalls"}  # each failure claimed by exactly one of them
+
+
+def test_an_unknown_loop_kind_is_refused_where_it_is_written():
+    from checker.findings import parse_finding
+    from checker.lang.yamlsrc import load_yaml
+
+    suite = load_yaml("suite.yaml", "- {id: f, title: t, class: gap, scenario: s, proposed: p, properties: [ends], loop: chance}\n")
+    with pytest.raises(RulecheckError) as caught:
+        parse_finding(suite[0], suite.item_loc(0))
+    assert "unknown loop kind `chance`" in str(caught.value) and caught.value.loc.line == 1 and "chance-only" in str(caught.value)

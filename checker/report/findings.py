@@ -7,7 +7,9 @@ overstated or understated by its author. The rule, from worst to mildest:
   `deadlock-free`, `can-end`), except a `terminates` property whose every failure shows a loop
   only chance keeps going, in a game that ends with probability 1 whatever anyone chooses
   (`checker.evidence.loop_left_surely`, `checker.sure_end`): no player can make such a game go
-  on for ever, only its length has no bound;
+  on for ever, only its length has no bound; and except a finding narrowed to such loops
+  (`loop: chance-only`, each left with probability 1): the game's other endless plays are the
+  evidence of other findings (or of an unfiled one), not of this one;
 - **outcome-changing**: some failing property is about results: a `value` property (the odds or
   the winner differ), or a property whose expressions read a slot the model's `outcome:` reads
   (a promise about who wins breaks);
@@ -77,7 +79,7 @@ def group_findings(results: list[Result], findings: list[SuiteFinding]) -> list[
     out: list[FindingEvidence] = []
     claimed: set[int] = set()
     for finding in findings:
-        shown = [r for r in bad if finding.claims(r.model, r.prop.id, r.config.readings)]
+        shown = [r for r in bad if finding.claims(r.model, r.prop.id, r.config.readings, r.trace)]
         claimed.update(id(r) for r in shown)
         if shown:
             out.append(FindingEvidence(finding.id, finding.title, finding.cls, finding, shown))
@@ -101,8 +103,9 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     if entry.growth is not None and entry.growth.artefact:
         return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.cause) + ")"
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
+    narrowed = entry.finding is not None and entry.finding.loop == "chance-only"
     chance_loops = [pid for pid, kind in kinds.items() if kind == "terminates"
-                    and all(chance_sustained(r) for r in entry.results if r.prop.id == pid)]
+                    and all(chance_sustained(r) or (narrowed and chance_left(r)) for r in entry.results if r.prop.id == pid)]
     breaking = [pid for pid, kind in kinds.items() if kind in GAME_BREAKING and pid not in chance_loops]
     if breaking:
         elsewhere = [pid for pid in breaking if kinds[pid] == "terminates"
@@ -114,6 +117,10 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
     outcome = list(dict.fromkeys(r.prop.id for r in entry.results if r.prop.kind == "value" or touches_outcome(r, memo)))
     if outcome:
         return "outcome-changing", "a promise about the result breaks: " + _ids(outcome)
+    if chance_loops and narrowed:
+        return "rules-visible", ("how often the loop shown goes round has no bound, but only chance keeps it going and "
+                                 "leaves it with probability 1: " + _ids(chance_loops) + " (this finding claims only such "
+                                 "loops; the game's other endless plays are the evidence of other findings)")
     if chance_loops:
         return "rules-visible", ("the game's length has no bound, but only chance keeps it going and it ends "
                                  "with probability 1 whatever anyone chooses: " + _ids(chance_loops))
@@ -129,6 +136,13 @@ def chance_sustained(result: Result) -> bool:
     lasso is not: nothing shows it)."""
     trace = result.trace
     return trace is not None and trace.shape == "lasso" and trace.game_ends_surely is True
+
+
+def chance_left(result: Result) -> bool:
+    """Whether a failing `terminates` result's loop is one only chance keeps going and chance
+    leaves with probability 1, whatever the rest of the game does."""
+    trace = result.trace
+    return trace is not None and trace.shape == "lasso" and trace.loop_left
 
 
 def _left_but_not_sure(result: Result) -> bool:
