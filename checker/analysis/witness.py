@@ -25,9 +25,20 @@ came back to), so a witness is a play with no repeated state before its loop. Ev
 visits and every state of a candidate's exploration counts against the budget; a candidate's
 exploration is counted twice, since the interpreter repeats it to confirm the trace.
 
+The Readings section's growth re-check (`checker.analysis.reading_growth`) asks the same walks
+for the witness of an existential verdict (`find_verdict`): a reachable stuck state (as
+`deadlock-free`), a reachable outcome (a terminal state showing it, as `unreachable`), a state
+from which the game cannot end (as `can-end`), or one from which no play ends at all, terminal or
+stuck (as `can-end`, a stuck state counting as an end). There a candidate is only a walk's last
+state: a play of a game that still ends often comes back to a state it has been in, and testing
+each such return spent the budget near the start of the game. A walk whose last state is refuted
+ran shorter than the game's plays, so the walks after it go twice as far.
+
 A witness counts only once it is replayed and confirmed in the reference interpreter
-(`checker.evidence.build_trace`); one that is not is refused and the search stops there, saying
-so. What the search returns is never evidence of the shortest violation, nor of exhaustiveness.
+(`checker.evidence.build_trace`; a verdict's by replaying it and testing its last state, or
+exploring everything reachable from it, there); one that is not is refused and the search stops
+there, saying so. What the search returns is never evidence of the shortest violation, nor of
+exhaustiveness.
 """
 
 from __future__ import annotations
@@ -326,6 +337,7 @@ def find_verdict(model: Model, config: Config, name: str, max_states: int, depth
     else:
         walker = _Walker(compiled, "can-end", max_states, seed, length)
         walker.stuck_ends = name == ENDS_SURELY
+        walker.loop_candidates = False  # a return to a state is common in a play that still ends: only a walk's last state is a candidate
     found = walker.search()
     if found is None:
         return Witnessed(False, min(walker.spent, max_states))
