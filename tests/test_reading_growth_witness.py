@@ -155,7 +155,7 @@ def test_an_outcome_met_by_searches_under_both_readings_makes_the_line_vanish(tm
 def test_a_verdict_witness_is_confirmed_in_the_interpreter(tmp_path):
     """The pit is found from the walks' last states; a budget too small finds nothing; the
     closed default has no such state, nor a jump with the checked bounds."""
-    model = load_model(str(tmp_path / "pit.yaml")) if (tmp_path / "pit.yaml").exists() else _impact(tmp_path, PIT, 230).model
+    model = _impact(tmp_path, PIT, 230).model
     larger = {"length": 4, "rounds": 31}
     assert find_verdict(model, Config(larger, {"pit": "open"}), ENDS_SURELY, 230, 34).found
     assert find_verdict(model, Config(larger, {"pit": "open"}), CAN_END, 230, 34).found

@@ -13,9 +13,16 @@ What is re-checked is the evidence that makes the line's class, nothing more:
 
 - a game-breaking or outcome-changing line: the verdicts that differ between the default and
   the option (whether the game can always still end, whether a stuck state is reachable,
-  whether it ends with probability 1, which outcomes are reachable), decided by
-  `checker.analysis.evidence.decide`, which stops as soon as they are decided (a stuck state or
-  an outcome is found when reached; only a "never" needs the whole space, and may overrun);
+  whether it ends with probability 1, which outcomes are reachable), cheap decisions first
+  (`_verdict_run`): a verdict one play shows (a stuck state, an outcome, a state from which the
+  game cannot end or never ends) by a seeded search for its witness, confirmed in the
+  interpreter (`checker.analysis.witness.find_verdict`), on the side that showed it with the
+  checked bounds and then, within `GROWTH_FACTOR` times what it cost there, on the other side
+  (found on both: the readings agree on it); the rest breadth first by
+  `checker.analysis.evidence.decide`, which stops as soon as they are decided (only a "never"
+  needs the whole larger game, so it gets the analysis's `max_states`), the side smaller with
+  the checked bounds first, the other not explored once the line survives or when predicted
+  past its budget;
 - an odds-shifting line (and an outcome-changing one whose only evidence is a forced win): the
   whole impact analysis of the default and of the option, which needs the whole space;
 - a line moot by exploration (no reachable state told the readings apart): the divergence
@@ -39,15 +46,19 @@ simulation cannot tell a shift too small for it from none). The estimates of one
 simulate at most `ESTIMATE_MOVES` x `max_states` moves, counted, not timed, in the page's order.
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
-what is published does not depend on the machine: each early-stopping exploration has the growth
-budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the
-analysis's `max_states`); a whole analysis has `max_states` (the larger default's size is found
+what is published does not depend on the machine: a seeded search for a verdict's witness has
+the growth budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most
+the analysis's `max_states`; on the other side, `GROWTH_FACTOR` times what the witness cost);
+a verdict's breadth-first run and a whole
+analysis have `max_states` (the larger default's size is found
 first by the cheaper `decide` exploration, and an option is not explored when it is predicted
 past the budget: the larger option grows, roughly, as the default did; a prediction only saves
 an exploration, it is never evidence); the default's
-larger explorations are made once per model and growth and shared by its options; and one game's
-re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` for the early-stopping
-re-checks, as much again for the whole analyses of the odds-shifting lines (their own allowance:
+larger explorations and searches are made once per model and growth and shared by its options;
+and one game's re-checks together explore at most `VERDICT_ALLOWANCE` times `max_states` for the
+verdict re-checks (few lines, the ones that matter most to a designer, and a "never" needs a
+whole larger game), `SINGLES_ALLOWANCE` times `max_states` for the whole analyses of the
+odds-shifting lines (their own allowance:
 the many cheap verdict runs must not starve the few whole analyses that fit, nor the reverse),
 and a quarter of `max_states` for the moot lines' searches (every bound at once only). The
 early-stopping re-checks of every model come first (the changes', game-breaking first, then the
