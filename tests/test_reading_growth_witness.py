@@ -164,3 +164,19 @@ def test_a_verdict_witness_is_confirmed_in_the_interpreter(tmp_path):
     ledge = _impact(tmp_path, LEDGE, 150).model
     assert not find_verdict(ledge, Config({"length": 3, "rounds": 30}, {"ledge": "high"}), OUTCOME + "jumped", 150, 34).found
     assert find_verdict(ledge, Config(larger, {"ledge": "high"}), OUTCOME + "jumped", 150, 34).found
+
+
+def test_one_bound_growths_kept_by_searches_of_different_cost_say_their_evidence_once(tmp_path):
+    impact = _impact(tmp_path, PIT, 230)
+    option = impact.readings[0].options[0]
+
+    def run(label: str, constants: dict) -> reading_growth.ReadingGrowth:
+        if "," in label:  # every bound at once: undecided
+            return reading_growth.ReadingGrowth(Outcome.NOT_RECHECKED, label, "over its budget")
+        cost = 12 if label.startswith("length") else 1_204
+        return reading_growth.ReadingGrowth(Outcome.SURVIVES, label, classification="game-breaking",
+                                            evidence=f"the default: the game can always still end, the option: the game cannot always still end (a seeded search after {cost:,} states)")
+
+    check = reading_growth._recheck(reading_growth._ModelRuns(impact, reading_growth._Allowance(0), 230), option, run)
+    assert check.words() == ("survives with each bound one step larger on its own (length 3\u21924, rounds 30\u219231) (the default: the game can always "
+                             "still end, the option: the game cannot always still end (seeded searches))")

@@ -70,6 +70,7 @@ which is cached as a whole (`checker.report.reading_impact.cached_readings_secti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,6 +89,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 
 SPENT = "the game's allowance of states is spent"
+SEARCH_COST = re.compile(r" \(a seeded search after [0-9,]+ states\)")  # a verdict's words, how a search decided it
 ESTIMATE_MOVES = SINGLES_ALLOWANCE  # the estimates of one game's lines together simulate at most this many moves per state of `max_states`
 MOOT_SHARE = 4  # the moot lines' searches together explore at most `max_states` / MOOT_SHARE states, apart from the changes' allowance
 VERDICT_ALLOWANCE = 16  # the verdict re-checks of one game's game-breaking and outcome-changing lines together explore at most this many times `max_states` states
@@ -462,7 +464,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     if len(survived) == len(growth.singles):
         each = ", ".join(label for label, _ in growth.singles)
         return ReadingGrowth(Outcome.SURVIVES, f"each bound one step larger on its own ({each})", classification=most_severe([s.classification for s in survived]),
-                             evidence=survived[0].evidence if len({s.evidence for s in survived}) == 1 else "", moot=survived[0].moot)
+                             evidence=_common_evidence([s.evidence for s in survived]), moot=survived[0].moot)
     others = "; ".join(f"{', '.join(labels)}: {reason}" for reason, labels in why.items())
     if not survived and set(why) == {first.reason}:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
@@ -470,6 +472,16 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"{others}; every bound at once: {first.reason}", classification=most_severe([s.classification for s in survived]),
                              moot=survived[0].moot, kept=tuple(s.grown for s in survived), singles=len(growth.singles))
     return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"all at once: {first.reason}; one at a time: {others}")
+
+
+def _common_evidence(evidence: list[str]) -> str:
+    """The evidence every one-bound growth kept, said once: the same words, or the same but for
+    what each seeded search cost ("(a seeded search after 1,204 states)" then reads "(seeded
+    searches)"); none when they differ otherwise."""
+    if len(set(evidence)) == 1:
+        return evidence[0]
+    plain = {SEARCH_COST.sub(" (seeded searches)", e) for e in evidence}
+    return plain.pop() if len(plain) == 1 else ""
 
 
 def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Run:
