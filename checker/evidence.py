@@ -147,9 +147,11 @@ def loop_note(deciders: frozenset[str], exits: bool | None, left: bool = False, 
     return "A loop players can choose to stay in: the players' own choices can repeat this cycle forever, so the rules do not force the game to end."
 
 
-def reaches_terminal(interp: Interpreter, start: State) -> bool:
-    """Whether some play from `start` reaches a terminal state: the whole closed set of states
-    reachable from it is explored, so a `False` is the proof that the game cannot end.
+def reaches_terminal(interp: Interpreter, start: State, stuck_ends: bool = False) -> bool:
+    """Whether some play from `start` reaches a terminal state (with `stuck_ends`, or a state
+    where no rule applies: an end of play all the same, so a `False` then shows a play that can
+    never end at all): the whole closed set of states reachable from it is explored, so a
+    `False` is the proof that the game cannot end.
 
     The closed set is explored with the compiled successor function of the same configuration
     (held equal to this interpreter state by state by the differential tests), because walking
@@ -168,7 +170,10 @@ def reaches_terminal(interp: Interpreter, start: State) -> bool:
         state = stack.pop()
         if compiled.terminal(state):
             return True
-        for _, post in compiled.successors(state):
+        moves = compiled.successors(state)
+        if not moves and stuck_ends:
+            return True
+        for _, post in moves:
             if post not in seen:
                 seen.add(post)
                 stack.append(post)

@@ -32,7 +32,7 @@ def test_an_option_that_needs_the_small_deck_vanishes_and_one_that_does_not_surv
     opening, last = checks[("lastcard", "claim", "opening")], checks[("lastcard", "claim", "last")]
     assert (opening.outcome, opening.grown) == (Outcome.VANISHES, "cards 1\u21922") and opening.artefact
     assert (last.outcome, last.grown, last.classification) == (Outcome.SURVIVES, "cards 1\u21922", "outcome-changing")
-    assert last.evidence == "the default: claimed is unreachable, the option: claimed is reachable"
+    assert last.evidence == "the default: claimed is unreachable, the option: claimed is reachable (a seeded search after 3 states)"
     assert opening.evidence == "under both readings claimed is unreachable"
 
 
@@ -90,22 +90,23 @@ def test_lines_that_cannot_be_rechecked_say_why():
 
 
 def test_the_allowance_stops_the_rechecks_of_one_game():
-    """One game's re-checks share SINGLES_ALLOWANCE x max_states states (64 here; one pass over
-    the model explores 12: the larger default 4 and each option 4, to see whether `claimed` is
-    reachable): past it, lines are not run, and say so."""
+    """One game's verdict re-checks share VERDICT_ALLOWANCE x max_states states (256 here; one
+    pass over the model explores 27: the seeded search of `opening` for `claimed`, which spends
+    its whole budget of 16 (there is none), the larger default and option breadth first, 4 each,
+    and the search that meets `claimed` under `last`, 3): past it, lines are not run, and say so."""
     impact = analyse_model(load_model(LASTCARD), Settings(max_states=16))
-    assert recheck_readings([impact] * 5, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
-    spent = recheck_readings([impact] * 6, Settings(max_states=16))  # the sixth pass finds the allowance spent
+    assert recheck_readings([impact] * 9, Settings(max_states=16))[("lastcard", "claim", "opening")].outcome == Outcome.VANISHES
+    spent = recheck_readings([impact] * 11, Settings(max_states=16))  # the eleventh pass finds the allowance spent
     assert {(c.outcome, c.reason) for c in spent.values()} == {(Outcome.NOT_RECHECKED, SPENT)}
 
 
 def test_the_cheap_rechecks_do_not_starve_the_whole_analyses():
     """The early-stopping re-checks and the odds-shifting lines' whole analyses have allowances
-    of their own: eight passes over `lastcard` spend the first (80 states here), and the odds
+    of their own: twelve passes over `lastcard` spend the first (320 states here), and the odds
     game's whole analysis, which comes after them, is still re-checked."""
     settings = Settings(max_states=20)
     lastcard, odds = analyse_model(load_model(LASTCARD), settings), analyse_model(load_model(ODDS), settings)
-    checks = recheck_readings([lastcard] * 8 + [odds], settings)
+    checks = recheck_readings([lastcard] * 12 + [odds], settings)
     assert checks[("lastcard", "claim", "opening")].reason == SPENT
     assert checks[("odds", "shade", "dark")].outcome == Outcome.SURVIVES
 

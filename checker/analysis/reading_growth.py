@@ -13,9 +13,16 @@ What is re-checked is the evidence that makes the line's class, nothing more:
 
 - a game-breaking or outcome-changing line: the verdicts that differ between the default and
   the option (whether the game can always still end, whether a stuck state is reachable,
-  whether it ends with probability 1, which outcomes are reachable), decided by
-  `checker.analysis.evidence.decide`, which stops as soon as they are decided (a stuck state or
-  an outcome is found when reached; only a "never" needs the whole space, and may overrun);
+  whether it ends with probability 1, which outcomes are reachable), cheap decisions first
+  (`_verdict_run`): a verdict one play shows (a stuck state, an outcome, a state from which the
+  game cannot end or never ends) by a seeded search for its witness, confirmed in the
+  interpreter (`checker.analysis.witness.find_verdict`), on the side that showed it with the
+  checked bounds and then, within `GROWTH_FACTOR` times what it cost there, on the other side
+  (found on both: the readings agree on it); the rest breadth first by
+  `checker.analysis.evidence.decide`, which stops as soon as they are decided (only a "never"
+  needs the whole larger game, so it gets the analysis's `max_states`), the side smaller with
+  the checked bounds first, the other not explored once the line survives or when predicted
+  past its budget;
 - an odds-shifting line (and an outcome-changing one whose only evidence is a forced win): the
   whole impact analysis of the default and of the option, which needs the whole space;
 - a line moot by exploration (no reachable state told the readings apart): the divergence
@@ -39,15 +46,19 @@ simulation cannot tell a shift too small for it from none). The estimates of one
 simulate at most `ESTIMATE_MOVES` x `max_states` moves, counted, not timed, in the page's order.
 
 The cost is bounded as the findings' one-at-a-time runs are, counted in states (not seconds), so
-what is published does not depend on the machine: each early-stopping exploration has the growth
-budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most the
-analysis's `max_states`); a whole analysis has `max_states` (the larger default's size is found
+what is published does not depend on the machine: a seeded search for a verdict's witness has
+the growth budget (`GROWTH_FACTOR` times the checked exploration, at least `MIN_STATES`, at most
+the analysis's `max_states`; on the other side, `GROWTH_FACTOR` times what the witness cost);
+a verdict's breadth-first run and a whole
+analysis have `max_states` (the larger default's size is found
 first by the cheaper `decide` exploration, and an option is not explored when it is predicted
 past the budget: the larger option grows, roughly, as the default did; a prediction only saves
 an exploration, it is never evidence); the default's
-larger explorations are made once per model and growth and shared by its options; and one game's
-re-checks together explore at most `SINGLES_ALLOWANCE` times `max_states` for the early-stopping
-re-checks, as much again for the whole analyses of the odds-shifting lines (their own allowance:
+larger explorations and searches are made once per model and growth and shared by its options;
+and one game's re-checks together explore at most `VERDICT_ALLOWANCE` times `max_states` for the
+verdict re-checks (few lines, the ones that matter most to a designer, and a "never" needs a
+whole larger game), `SINGLES_ALLOWANCE` times `max_states` for the whole analyses of the
+odds-shifting lines (their own allowance:
 the many cheap verdict runs must not starve the few whole analyses that fit, nor the reverse),
 and a quarter of `max_states` for the moot lines' searches (every bound at once only). The
 early-stopping re-checks of every model come first (the changes', game-breaking first, then the
@@ -59,25 +70,29 @@ which is cached as a whole (`checker.report.reading_impact.cached_readings_secti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from checker.analysis.classify import ORDER, classify, most_severe, separated_odds
 from checker.analysis.divergence import find_divergence
-from checker.analysis.evidence import OUTCOME, Verdicts, decide, differing, says
+from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE, Verdicts, checked_verdicts, decide, differing, says
 from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse, shares
 from checker.analysis.statespace import explore_space
+from checker.analysis.witness import Witnessed, find_verdict
 from checker.engines.simulate import simulate
 from checker.growth_check import Outcome
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 
 SPENT = "the game's allowance of states is spent"
+SEARCH_COST = re.compile(r" \(a seeded search after [0-9,]+ states\)")  # a verdict's words, how a search decided it
 ESTIMATE_MOVES = SINGLES_ALLOWANCE  # the estimates of one game's lines together simulate at most this many moves per state of `max_states`
 MOOT_SHARE = 4  # the moot lines' searches together explore at most `max_states` / MOOT_SHARE states, apart from the changes' allowance
+VERDICT_ALLOWANCE = 16  # the verdict re-checks of one game's game-breaking and outcome-changing lines together explore at most this many times `max_states` states
 SEVERE = ("game-breaking", "outcome-changing", "odds-shifting")  # the classes by which a line claims the rules' outcomes change
 
 
@@ -132,6 +147,68 @@ class _Allowance:
         self.left -= states
 
 
+def _existential(name: str) -> bool:
+    """The value of verdict `name` that one play shows (a witness): a stuck state or an outcome
+    reached (True); a state from which the game cannot end, or never ends (False)."""
+    return name == STUCK_REACHABLE or name.startswith(OUTCOME)
+
+
+def _shows(name: str) -> tuple[tuple[str, bool], ...]:
+    """What a confirmed witness of verdict `name` decides: a stuck state also means the game
+    cannot always still end, and so does a state from which no play ends at all."""
+    if name == STUCK_REACHABLE:
+        return ((STUCK_REACHABLE, True), (CAN_END, False))
+    if name == ENDS_SURELY:
+        return ((ENDS_SURELY, False), (CAN_END, False))
+    return ((name, _existential(name)),)
+
+
+def _searched_for(names: list[str]) -> list[str]:
+    """The witnesses to seek for `names`: "cannot always still end" not apart when "may never
+    end" is sought too (its witness shows both)."""
+    return [n for n in names if not (n == CAN_END and ENDS_SURELY in names)]
+
+
+@dataclass
+class _Side:
+    """What the re-check knows of one side (the default or an option) of one larger
+    configuration: the verdicts decided so far, and how."""
+
+    readings: dict[str, str]
+    checked: int  # the side's states with the checked bounds
+    values: dict[str, bool] = field(default_factory=dict)
+    searched: dict[str, Witnessed] = field(default_factory=dict)  # the seeded searches made, by verdict sought
+    by_search: dict[str, int] = field(default_factory=dict)  # the verdicts a search's witness decided: the states it spent
+    explored: dict[tuple[str, ...], Verdicts] = field(default_factory=dict)  # the breadth-first runs, by verdicts wanted
+    last: Verdicts | None = None  # the last breadth-first run
+    smaller: tuple[int | None] | None = None  # once known: (the larger game's size when smaller than the checked one, else None)
+
+    def undecided(self, names: list[str]) -> list[str]:
+        return [n for n in names if n not in self.values]
+
+    def says(self, name: str) -> str:
+        how = f" (a seeded search after {self.by_search[name]:,} states)" if name in self.by_search else ""
+        return says(name, self.values[name]) + how
+
+    def words(self, names: list[str], skipped: str) -> str:
+        """What was decided, and why the rest was not, briefly: "a state where no rule applies is
+        reachable (a seeded search after 1,204 states), undecided past its budget of 500,000
+        states; no witness in a seeded search of 50,000 states"."""
+        known = [self.says(n) for n in names if n in self.values]
+        if len(known) < len(names):
+            if skipped:
+                known.append(skipped)
+            elif self.last is not None and not self.last.complete:
+                known.append(f"undecided {self.last.stopped_by}")
+            else:
+                known.append(SPENT)
+            missed = [w for n, w in self.searched.items() if not w.found and any(shown not in self.values for shown, _ in _shows(n))]
+            if missed:
+                refused = [w.refused for w in missed if w.refused]
+                known.append("; ".join(refused) if refused else f"no witness in a seeded search of {sum(w.states for w in missed):,} states")
+        return ", ".join(known)
+
+
 @dataclass
 class _ModelRuns:
     """One model's larger explorations of the default, by growth label, shared by its options:
@@ -142,16 +219,74 @@ class _ModelRuns:
     allowance: _Allowance
     max_states: int
     defaults: dict[str, Impact | None] = field(default_factory=dict)  # the larger default's whole analysis, by growth label
-    default_verdicts: dict[tuple[str, tuple[str, ...]], Verdicts | None] = field(default_factory=dict)  # by growth and verdicts wanted
+    sides: dict[str, _Side] = field(default_factory=dict)  # the larger default's verdicts, by growth label
+    grew: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # by growth label: a side's checked and larger sizes, and which side
+    overran: dict[str, tuple[int, str]] = field(default_factory=dict)  # by growth label: the smallest checked side whose larger game passed `max_states`
 
     def verdict_budget(self, checked: int) -> int:
         return min(self.max_states, max(MIN_STATES, GROWTH_FACTOR * checked))
 
+    def default_side(self, label: str) -> _Side:
+        """The larger default's verdicts, shared by the model's lines (a line wanting only an
+        outcome a search met early does not pay for another's whole space)."""
+        return self.sides.setdefault(label, _Side(self.mi.baseline.readings, self.mi.impact.states))
 
-    def verdicts(self, readings: dict[str, str], constants: dict[str, Any], wanted: list[str], checked: int) -> Verdicts:
-        space = decide(CompiledModel(self.mi.model, Config(constants, readings)), wanted, self.verdict_budget(checked))
-        self.allowance.spend(space.states)
-        return space
+    def search(self, side: _Side, constants: dict[str, Any], name: str, budget: int, depth: int) -> None:
+        """A seeded search of one side for the witness of `name` (`checker.analysis.witness`),
+        within `budget` states; what a confirmed witness shows is recorded, with its cost."""
+        if name in side.searched or all(n in side.values for n, _ in _shows(name)) or self.allowance.left <= 0:
+            return
+        found = find_verdict(self.mi.model, Config(constants, side.readings), name, budget, depth)
+        self.allowance.spend(found.states)
+        side.searched[name] = found
+        if found.found:
+            for shown, value in _shows(name):
+                if shown not in side.values:
+                    side.values[shown] = value
+                    side.by_search[shown] = found.states
+
+    def explore(self, side: _Side, constants: dict[str, Any], names: list[str], label: str) -> str:
+        """Breadth first over one side's larger game, for the verdicts `names` still undecided
+        there, within the analysis's `max_states` (a "never" needs the whole larger game); not
+        run (and why, returned) when predicted past it: from how a side of the model grew with
+        the same growth, or from a side no larger with the checked bounds that passed it (the
+        larger sides grow, roughly, alike: a prediction saves an exploration, never evidence)."""
+        wanted = side.undecided(names)
+        if not wanted or tuple(wanted) in side.explored or self.allowance.left <= 0:
+            return ""
+        over = self.overran.get(label)
+        if over is not None and side.checked >= over[0]:
+            return f"would pass {self.max_states:,} states, as the larger {over[1]} does ({over[0]:,} states with the checked bounds)"
+        grew = self.grew.get(label)
+        if grew is not None and side.checked * grew[1] // grew[0] > self.max_states:
+            return (f"would pass {self.max_states:,} states (about {side.checked * grew[1] // grew[0]:,}: the {grew[2]} grows from "
+                    f"{grew[0]:,} to {grew[1]:,})")
+        found = decide(CompiledModel(self.mi.model, Config(constants, side.readings)), wanted, self.max_states)
+        self.allowance.spend(found.states)
+        side.explored[tuple(wanted)] = found
+        side.last = found
+        which = "default" if side.readings == self.mi.baseline.readings else "option"
+        if found.complete and found.states >= side.checked:
+            self.grew.setdefault(label, (side.checked, found.states, which))
+        if found.stopped_by.startswith("past its budget") and (over is None or side.checked < over[0]):
+            self.overran[label] = (side.checked, which)
+        for name in wanted:
+            value = found.get(name)
+            if value is not None:
+                side.values[name] = value
+        return ""
+
+    def size(self, side: _Side, constants: dict[str, Any]) -> int | None:
+        """The size of a side's larger game when it is smaller than its checked one (None: it
+        is not), from its breadth-first run when that says, else explored up to the checked
+        size (`smaller`)."""
+        if side.smaller is None:
+            grown = side.last
+            if grown is not None and (grown.complete or grown.states >= side.checked):
+                side.smaller = (grown.states if grown.complete and grown.states < side.checked else None,)
+            else:
+                side.smaller = (self.smaller(side.readings, constants, side.checked, self.allowance),)
+        return side.smaller[0]
 
     def smaller(self, readings: dict[str, str], constants: dict[str, Any], checked: int, allowance: _Allowance) -> int | None:
         """The size of a larger game that is smaller than the checked one's `checked` states
@@ -160,15 +295,6 @@ class _ModelRuns:
         size = decide(CompiledModel(self.mi.model, Config(constants, readings)), [], checked, at_least=checked)
         allowance.spend(size.states)
         return size.states if size.complete and size.states < checked else None
-
-    def default_verdict(self, label: str, constants: dict[str, Any], wanted: list[str]) -> Verdicts | None:
-        """The default's verdicts, shared by the lines that want the same ones (a line wanting
-        only an outcome the default reaches early does not pay for another's whole space)."""
-        key = (label, tuple(wanted))
-        if key not in self.default_verdicts:
-            spent = self.allowance.left <= 0
-            self.default_verdicts[key] = None if spent else self.verdicts(self.mi.baseline.readings, constants, wanted, self.mi.impact.states)
-        return self.default_verdicts[key]
 
     def default(self, label: str, constants: dict[str, Any]) -> Impact | None:
         """The larger default's whole analysis, shared by the model's lines: its size is found
@@ -194,7 +320,7 @@ Run = Callable[[str, dict[str, Any]], ReadingGrowth]
 def recheck_readings(impacts: list[ModelImpact], settings: Settings) -> dict[tuple[str, str, str], ReadingGrowth]:
     """The re-check of every game-breaking, outcome-changing or odds-shifting option of one
     game's models, by (model id, reading, option), within the game's allowance of states."""
-    allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)
+    allowance = _Allowance(VERDICT_ALLOWANCE * settings.max_states)
     whole_allowance = _Allowance(SINGLES_ALLOWANCE * settings.max_states)  # apart: see the module's docstring
     moot_allowance = _Allowance(settings.max_states // MOOT_SHARE)
     out: dict[tuple[str, str, str], ReadingGrowth] = {}
@@ -338,7 +464,7 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     if len(survived) == len(growth.singles):
         each = ", ".join(label for label, _ in growth.singles)
         return ReadingGrowth(Outcome.SURVIVES, f"each bound one step larger on its own ({each})", classification=most_severe([s.classification for s in survived]),
-                             evidence=survived[0].evidence if len({s.evidence for s in survived}) == 1 else "", moot=survived[0].moot)
+                             evidence=_common_evidence([s.evidence for s in survived]), moot=survived[0].moot)
     others = "; ".join(f"{', '.join(labels)}: {reason}" for reason, labels in why.items())
     if not survived and set(why) == {first.reason}:
         return ReadingGrowth(Outcome.NOT_RECHECKED, reason=first.reason)  # every growth stopped alike: said once
@@ -348,43 +474,94 @@ def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bo
     return ReadingGrowth(Outcome.NOT_RECHECKED, reason=f"all at once: {first.reason}; one at a time: {others}")
 
 
+def _common_evidence(evidence: list[str]) -> str:
+    """The evidence every one-bound growth kept, said once: the same words, or the same but for
+    what each seeded search cost ("(a seeded search after 1,204 states)" then reads "(seeded
+    searches)"); none when they differ otherwise."""
+    if len(set(evidence)) == 1:
+        return evidence[0]
+    plain = {SEARCH_COST.sub(" (seeded searches)", e) for e in evidence}
+    return plain.pop() if len(plain) == 1 else ""
+
+
 def _verdict_run(runs: _ModelRuns, option: OptionImpact, names: list[str]) -> Run:
-    """A run deciding only the verdicts `names` that made the option's class: for the default
-    (shared by the model's lines) and for the option, each stopped once they are decided."""
+    """A run deciding only the verdicts `names` that made the option's class, for the default
+    (shared by the model's lines) and for the option, the cheap decisions first:
+
+    1. a seeded search of each side for the witness of each verdict that side showed by a play
+       with the checked bounds (a stuck state, an outcome, a state from which the game cannot
+       end: `checker.analysis.witness`), within the growth budget; breadth first cannot decide
+       "cannot always still end" before it has the whole larger game;
+    2. the other side's witness sought on each side, within `GROWTH_FACTOR` times what it took
+       there: found, both readings agree on that verdict (the line may vanish);
+    3. breadth first, the side smaller with the checked bounds first, within the analysis's
+       `max_states` (a "never" needs the whole larger game), stopping once decided; the second
+       side is not explored once the line survives, nor when it is predicted past the budget
+       (the larger sides grow, roughly, alike: a prediction saves an exploration, never evidence).
+    """
     mi = runs.mi
     assert option.impact is not None
+    depth = max(max(i.longest or 0, len(i.trap or [0]) - 1) for i in (mi.impact, option.impact))  # how far the checked plays go
+    expected = (checked_verdicts(mi.impact), checked_verdicts(option.impact))
 
     def run(label: str, constants: dict[str, Any]) -> ReadingGrowth:
-        base = runs.default_verdict(label, constants, names)
-        if base is None or runs.allowance.left <= 0:
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
         assert option.impact is not None
-        alt = runs.verdicts(option.config.readings, constants, names, option.impact.states)
-        still = [n for n in names if base.get(n) is not None and alt.get(n) is not None and base.get(n) != alt.get(n)]
-        if still:
-            cls = "outcome-changing" if all(n.startswith(OUTCOME) for n in still) else "game-breaking"
-            contrast = "; ".join(f"the default: {says(n, bool(base.get(n)))}, the option: {says(n, bool(alt.get(n)))}" for n in still)
-            return ReadingGrowth(Outcome.SURVIVES, label, classification=cls, evidence=contrast)
-        if any(v.get(n) is None for v in (base, alt) for n in names):
-            return ReadingGrowth(Outcome.NOT_RECHECKED, label, "; ".join(_side(side, v, names) for side, v in (("default", base), ("option", alt))))
-        for verdicts, readings, checked in ((base, mi.baseline.readings, mi.impact.states), (alt, option.config.readings, option.impact.states)):
-            size = verdicts.states if verdicts.complete and verdicts.states < checked else None
-            if not verdicts.complete and verdicts.states < checked:
-                size = runs.smaller(readings, constants, checked, runs.allowance)
-            if size is not None:
-                return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {checked:,})")
-        agree = "; ".join(says(n, bool(base.get(n))) for n in names)
-        return ReadingGrowth(Outcome.VANISHES, label, classification=option.classification, evidence=f"under both readings {agree}")
+        if runs.allowance.left <= 0:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, SPENT)
+        sides = (runs.default_side(label), _Side(option.config.readings, option.impact.states))
+        sought = _searched_for(names)
+        for side, checked in zip(sides, expected, strict=True):
+            for name in sought:
+                if checked.get(name, False) == _existential(name):
+                    runs.search(side, constants, name, runs.verdict_budget(side.checked), depth)
+        for (side, checked), other in zip(zip(sides, expected, strict=True), reversed(sides), strict=True):
+            for name in sought:
+                witness = other.searched.get(name)
+                if checked.get(name, False) != _existential(name) and witness is not None and witness.found:
+                    runs.search(side, constants, name, min(runs.verdict_budget(side.checked), GROWTH_FACTOR * witness.states), depth)
+        decided = _settled(runs, sides, names, label, constants, option.classification)
+        skipped = ["", ""]
+        for number in sorted(range(2), key=lambda n: sides[n].checked):  # the side smaller with the checked bounds first
+            if decided is None:
+                skipped[number] = runs.explore(sides[number], constants, names, label)
+                decided = _settled(runs, sides, names, label, constants, option.classification)
+        if decided is not None:
+            return decided
+        return ReadingGrowth(Outcome.NOT_RECHECKED, label, "; ".join(f"the {word}: {side.words(names, skip)}"
+                                                                     for word, side, skip in zip(("default", "option"), sides, skipped, strict=True)))
 
     return run
 
 
-def _side(side: str, verdicts: Verdicts, names: list[str]) -> str:
-    """What one side's exploration decided, briefly: "the option: X is reachable", "the default:
-    undecided past its budget of 254,696 states"."""
-    known = [says(n, bool(verdicts.get(n))) for n in names if verdicts.get(n) is not None]
-    undecided = [f"undecided {verdicts.stopped_by}"] if len(known) < len(names) else []
-    return f"the {side}: {', '.join(known + undecided)}"
+def _settled(runs: _ModelRuns, sides: tuple[_Side, _Side], names: list[str], label: str, constants: dict[str, Any], checked_class: str) -> ReadingGrowth | None:
+    """The line's outcome once the sides decide it: survives as soon as one verdict still
+    differs; vanishes only when every verdict is decided alike on both sides and neither larger
+    game is smaller than its checked one; None while undecided."""
+    base, alt = sides
+    still = [n for n in names if n in base.values and n in alt.values and base.values[n] != alt.values[n]]
+    if still:
+        cls = "outcome-changing" if all(n.startswith(OUTCOME) for n in still) else "game-breaking"
+        contrast = "; ".join(f"the default: {base.says(n)}, the option: {alt.says(n)}" for n in still)
+        return ReadingGrowth(Outcome.SURVIVES, label, classification=cls, evidence=contrast)
+    if base.undecided(names) or alt.undecided(names):
+        return None
+    for side in sides:
+        size = runs.size(side, constants)
+        if size is not None:
+            return ReadingGrowth(Outcome.NOT_RECHECKED, label, f"the larger game is smaller ({size:,} states against {side.checked:,})")
+    agree = "; ".join(says(n, base.values[n]) + _searches_words(base, alt, n) for n in names)
+    return ReadingGrowth(Outcome.VANISHES, label, classification=checked_class, evidence=f"under both readings {agree}")
+
+
+def _searches_words(base: _Side, alt: _Side, name: str) -> str:
+    """How seeded searches decided one verdict both readings agree on: " (seeded searches after
+    1,204 and 3,310 states)", " (the option: a seeded search after 3,310 states)", or nothing."""
+    if name in base.by_search and name in alt.by_search:
+        return f" (seeded searches after {base.by_search[name]:,} and {alt.by_search[name]:,} states)"
+    for word, side in (("default", base), ("option", alt)):
+        if name in side.by_search:
+            return f" (the {word}: a seeded search after {side.by_search[name]:,} states)"
+    return ""
 
 
 def _moot_run(runs: _ModelRuns, option: OptionImpact, allowance: _Allowance) -> Run:

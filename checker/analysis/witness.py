@@ -25,9 +25,20 @@ came back to), so a witness is a play with no repeated state before its loop. Ev
 visits and every state of a candidate's exploration counts against the budget; a candidate's
 exploration is counted twice, since the interpreter repeats it to confirm the trace.
 
+The Readings section's growth re-check (`checker.analysis.reading_growth`) asks the same walks
+for the witness of an existential verdict (`find_verdict`): a reachable stuck state (as
+`deadlock-free`), a reachable outcome (a terminal state showing it, as `unreachable`), a state
+from which the game cannot end (as `can-end`), or one from which no play ends at all, terminal or
+stuck (as `can-end`, a stuck state counting as an end). There a candidate is only a walk's last
+state: a play of a game that still ends often comes back to a state it has been in, and testing
+each such return spent the budget near the start of the game. A walk whose last state is refuted
+ran shorter than the game's plays, so the walks after it go twice as far.
+
 A witness counts only once it is replayed and confirmed in the reference interpreter
-(`checker.evidence.build_trace`); one that is not is refused and the search stops there, saying
-so. What the search returns is never evidence of the shortest violation, nor of exhaustiveness.
+(`checker.evidence.build_trace`; a verdict's by replaying it and testing its last state, or
+exploring everything reachable from it, there); one that is not is refused and the search stops
+there, saying so. What the search returns is never evidence of the shortest violation, nor of
+exhaustiveness.
 """
 
 from __future__ import annotations
@@ -38,14 +49,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from checker.analysis.evidence import ENDS_SURELY, OUTCOME, STUCK_REACHABLE
 from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
-from checker.evidence import build_trace
+from checker.evidence import build_trace, reaches_terminal
 from checker.lang.compile import CompiledModel
+from checker.lang.interp import Interpreter
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
-from checker.trace import ReplayMismatch, Trace
+from checker.trace import ReplayMismatch, Trace, replay_path
 
 SEED = 14  # the walks' seed: fixed, so what the growth re-check publishes is the same every run
 MIN_WALK = 50  # steps a walk takes at least before it stops (`walk_length`)
@@ -94,12 +107,12 @@ class _Candidate:
 
 
 class _Walker:
-    """The property's per-state and per-move tests in the compiled model, and the walks."""
+    """The tests a walk applies at each state and move, and the walks. `for_property` sets them
+    from a property; `find_verdict` from a verdict of the Readings section's growth re-check."""
 
-    def __init__(self, compiled: CompiledModel, prop: BoundProperty, max_states: int, seed: int, length: int) -> None:
+    def __init__(self, compiled: CompiledModel, kind: str, max_states: int, seed: int, length: int) -> None:
         self.compiled = compiled
-        self.prop = prop
-        self.kind = prop.kind
+        self.kind = kind
         self.budget = max_states
         self.spent = 0
         self.rng = random.Random(seed)
@@ -107,20 +120,32 @@ class _Walker:
         self.weights = weight_functions(compiled)
         self.forced = [inst.forced for inst in compiled.instances]
         self.bad_state: Callable[[int], object] | None = None
-        if self.kind in ("invariant", "unreachable"):
+        self.after: dict[int, Any] = {}
+        self.within: int | None = None  # terminates: a play longer than this is a violation
+        self.source: Callable[[int], object] = _nowhere  # leads-to: from
+        self.target: Callable[[int], object] = _nowhere  # leads-to: to
+        self.loop_candidates = True  # can-end: a return to a state of the walk offers it as a candidate (else only a walk's last state)
+        self.stuck_ends = False  # can-end: a state where no rule applies is an end too (the game may never end: no end of either kind)
+
+    @classmethod
+    def for_property(cls, compiled: CompiledModel, prop: BoundProperty, max_states: int, seed: int, length: int) -> _Walker:
+        walker = cls(compiled, prop.kind, max_states, seed, length)
+        if prop.kind in ("invariant", "unreachable"):
             assert prop.expr is not None, "bound for every kind with `expr`"
             test = compiled.predicate(prop.expr)
-            self.bad_state = (lambda s: not test(s)) if self.kind == "invariant" else test
-        self.after: dict[int, Any] = {}
-        if self.kind == "after":
+            walker.bad_state = (lambda s: not test(s)) if prop.kind == "invariant" else test
+        if prop.kind == "after":
             assert prop.expr is not None
             for inst in compiled.instances:
                 if inst.action.name == prop.action:
-                    self.after[inst.id] = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
-        if self.kind == "leads-to":
+                    walker.after[inst.id] = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
+        if prop.kind == "leads-to":
             assert prop.source is not None and prop.target is not None
-            self.source = compiled.predicate(prop.source)
-            self.target = compiled.predicate(prop.target)
+            walker.source = compiled.predicate(prop.source)
+            walker.target = compiled.predicate(prop.target)
+        if prop.kind == "terminates":
+            walker.within = prop.prop.within
+        return walker
 
     def search(self) -> _Candidate | None:
         """Walk until a violation is met or the budget is spent."""
@@ -150,17 +175,23 @@ class _Walker:
                 return _Candidate(path) if kind == "leads-to" and _avoids_from(marks, len(path) - 1) else None
             moves = compiled.successors(state)
             if not moves:
+                if kind == "can-end" and self.stuck_ends:
+                    return None  # an end of the play: not the witness sought
                 if kind in ("deadlock-free", "can-end"):
                     return _Candidate(path, "deadlock" if kind == "deadlock-free" else "closed")
                 return _Candidate(path) if kind == "leads-to" and _avoids_from(marks, len(path) - 1) else None
             found = self._at_moves(path, moves)
             if found is not None:
                 return found
-            within = self.prop.prop.within if kind == "terminates" else None
-            if within is not None and len(path) - 1 > within:
+            if self.within is not None and len(path) - 1 > self.within:
                 return _Candidate(path)
             if steps == self.length or self.spent >= self.budget:
-                return self._dead_end(path, path[-1]) if kind == "can-end" else None
+                if kind != "can-end":
+                    return None
+                trapped = self._dead_end(path, path[-1])
+                if trapped is None and not self.loop_candidates:
+                    self.length *= 2  # plays run longer than the walks: the next ones go twice as far
+                return trapped
             _, post = choose_move(self.rng, compiled, moves, state, self.weights)
             self.spent += 1
             back = at.get(post)
@@ -173,7 +204,7 @@ class _Walker:
                 return _Candidate(path + [post], "lasso", back)
             if kind == "leads-to" and _avoids_from(marks, back):
                 return _Candidate(path + [post], "lasso", back)
-            if kind == "can-end":
+            if kind == "can-end" and self.loop_candidates:
                 return self._dead_end(path[: back + 1], post)
             for dropped in path[back + 1:]:  # drop the loop: the walk goes on from the state it came back to
                 del at[dropped]
@@ -215,24 +246,25 @@ class _Walker:
                 return self.compiled.terminal(state)
             moves = self.compiled.successors(state)
             if not moves:
-                return False
+                return self.stuck_ends
             _, state = choose_move(self.rng, self.compiled, moves, state, self.weights)
             self.spent += 1
         return self.compiled.terminal(state)
 
     def _closure_has_no_end(self, start: int) -> bool:
         """Every state reachable from `start` explored (breadth first, stopping at the first
-        terminal one): True when it is complete with none, within half of what is left of the
-        budget (the interpreter's confirmation explores it again)."""
+        terminal one, or stuck one with `stuck_ends`): True when it is complete with none, within
+        half of what is left of the budget (the interpreter's confirmation explores it again)."""
         allowed = (self.budget - self.spent) // 2
         seen = {start}
         queue = deque([start])
         while queue:
             state = queue.popleft()
-            if self.compiled.terminal(state):
+            moves = [] if self.compiled.terminal(state) else self.compiled.successors(state)
+            if not moves and (self.stuck_ends or self.compiled.terminal(state)):
                 self.spent += len(seen)
                 return False
-            for _, post in self.compiled.successors(state):
+            for _, post in moves:
                 if post not in seen:
                     if len(seen) >= allowed:
                         self.spent += len(seen)
@@ -241,6 +273,10 @@ class _Walker:
                     queue.append(post)
         self.spent += 2 * len(seen)
         return True
+
+
+def _nowhere(_state: int) -> bool:
+    return False
 
 
 def _avoids_from(marks: list[tuple[bool, bool]], first: int) -> bool:
@@ -255,7 +291,7 @@ def find_violation(model: Model, config: Config, prop: BoundProperty, max_states
     """A violation of `prop` in `config`, found by seeded walks within `max_states` states and
     confirmed in the interpreter (see the module's docstring)."""
     compiled = CompiledModel(model, config)
-    walker = _Walker(compiled, prop, max_states, seed, walk_length(depth))
+    walker = _Walker.for_property(compiled, prop, max_states, seed, walk_length(depth))
     found = walker.search()
     if found is None:
         return Search(None, min(walker.spent, max_states))
@@ -269,3 +305,55 @@ def find_violation(model: Model, config: Config, prop: BoundProperty, max_states
     except ReplayMismatch as exc:
         return Search(None, walker.spent, refused=f"it did not replay in the interpreter ({exc})")
     return Search(trace, walker.spent)
+
+
+@dataclass(frozen=True)
+class Witnessed:
+    """What one search for a verdict's witness found (`find_verdict`): whether one was met and
+    confirmed, the states it spent, and why a witness met was refused."""
+
+    found: bool
+    states: int
+    refused: str = ""
+
+
+def find_verdict(model: Model, config: Config, name: str, max_states: int, depth: int, seed: int = SEED) -> Witnessed:
+    """A witness of one existential verdict of the Readings section's growth re-check
+    (`checker.analysis.evidence`), met by seeded walks within `max_states` states and confirmed
+    in the interpreter: `STUCK_REACHABLE` a reachable state where no rule applies; `OUTCOME`
+    + label a reachable end with that outcome; `CAN_END` a reachable state from which no play
+    reaches a terminal state (the game cannot always still end); `ENDS_SURELY` one from which no
+    play ends at all, terminal or stuck (the game may never end, and cannot always still end).
+    The walks and the candidate closures are those of `can-end` and `deadlock-free`."""
+    compiled = CompiledModel(model, config)
+    length = walk_length(depth)
+    if name == STUCK_REACHABLE:
+        walker = _Walker(compiled, "deadlock-free", max_states, seed, length)
+    elif name.startswith(OUTCOME):
+        walker = _Walker(compiled, "unreachable", max_states, seed, length)
+        label = name[len(OUTCOME):]
+        outcome = compiled.evaluator(model.outcome) if model.outcome is not None else None
+        walker.bad_state = lambda s: compiled.terminal(s) and (str(outcome(s)) if outcome is not None else "finished") == label
+    else:
+        walker = _Walker(compiled, "can-end", max_states, seed, length)
+        walker.stuck_ends = name == ENDS_SURELY
+        walker.loop_candidates = False  # a return to a state is common in a play that still ends: only a walk's last state is a candidate
+    found = walker.search()
+    if found is None:
+        return Witnessed(False, min(walker.spent, max_states))
+    states = [compiled.layout.unpack(s) for s in found.path]
+    try:
+        replay_path(model, config, states)
+        interp = Interpreter(model, config)
+        last = states[-1]
+        if name == STUCK_REACHABLE:
+            shown = not interp.terminal(last) and not interp.transitions(last)
+        elif name.startswith(OUTCOME):
+            shown = interp.terminal(last) and (str(interp.eval(model.outcome, last)) if model.outcome is not None else "finished") == name[len(OUTCOME):]
+        else:
+            shown = not reaches_terminal(interp, last, stuck_ends=name == ENDS_SURELY)
+    except ReplayMismatch as exc:
+        return Witnessed(False, walker.spent, f"it did not replay in the interpreter ({exc})")
+    if not shown:
+        return Witnessed(False, walker.spent, "the interpreter does not show the verdict at its last state")
+    return Witnessed(True, walker.spent)
