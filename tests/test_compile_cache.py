@@ -52,3 +52,48 @@ def test_cached_code_behaves_as_generated_and_misses_on_change(tmp_path, monkeyp
     with open(path, "a") as handle:
         handle.write("\n# an edit\n")
     assert compile_cache.cache_key(model, config, None) != key
+
+
+def test_code_generated_within_a_budget_serves_the_budget_free_model(tmp_path, monkeypatch):
+    """The budget only refuses, so a configuration's code generated under one (the check's) is
+    the code without one (trace confirmation's `reaches_terminal`, `ends_surely`): found in
+    memory and on disk, not generated again. The other way round it is not: code generated
+    without a budget is not served to a check whose budget might refuse to generate it."""
+    from checker.limits import WorkLimit
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(compile_cache, "_MEMORY", {})
+    model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    config = model.default_config()
+    bounded = CompiledModel(model, config, WorkLimit(1000, float("inf")))
+    generated = []
+    real = CompiledModel._successor_source
+    monkeypatch.setattr(CompiledModel, "_successor_source", lambda self: generated.append(1) or real(self))
+    in_memory = CompiledModel(model, config)
+    compile_cache._MEMORY.clear()  # a new process: the code comes from disk
+    from_disk = CompiledModel(model, config)
+    assert not generated
+    assert successors_everywhere(in_memory) == successors_everywhere(from_disk) == successors_everywhere(bounded)
+    compile_cache._MEMORY.clear()
+    CompiledModel(model, config, WorkLimit(999, float("inf")))
+    assert generated == [1]
+
+
+def test_extends_is_read_once_per_text_and_an_edit_is_seen(tmp_path, monkeypatch):
+    """Every cache key asks for the model file's `extends` chain; the file's values are built
+    once per process and text (building them for every key was 8 ms a call), and an edit of
+    the file is read again."""
+    from checker.lang import yamlsrc
+
+    monkeypatch.setattr(compile_cache, "_EXTENDS", {})
+    folder = tmp_path / "duel"
+    shutil.copytree(os.path.join(HERE, "tests", "models", "duel"), folder)
+    path = str(folder / "duel.yaml")
+    built = []
+    real = yamlsrc.load_yaml
+    monkeypatch.setattr(yamlsrc, "load_yaml", lambda *args: built.append(1) or real(*args))
+    first = compile_cache.source_digest(path)
+    assert compile_cache.source_digest(path) == first and len(built) == 1
+    with open(path, "a") as handle:
+        handle.write("\n# an edit\n")
+    assert compile_cache.source_digest(path) != first and len(built) == 2

@@ -12,6 +12,7 @@ compiles each of them, minutes of CPU apiece, so it runs only with RULECHECK_NAT
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 
@@ -305,6 +306,26 @@ def test_recorded_module_is_imported_without_generating_its_source(monkeypatch):
     assert same is module and again.words == source.words and len(again.instances) == len(source.instances)
 
 
+def test_price_is_recorded_and_read_without_generating_the_source(monkeypatch, tmp_path):
+    """`auto` prices compiling a model by its module's length: counted once (generating the
+    source), recorded in the native cache's index, then read in any process without generating
+    again (seconds for a large model, in every worker process that priced it)."""
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    monkeypatch.setattr(engine, "_SOURCES", {})
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    chars = engine.source_chars(compiled, props)
+    assert chars == len(engine.generate(compiled, props)[1])
+    assert os.path.isfile(engine._index_path(compiled, props) + ".chars")
+
+    def generate(*_args):
+        raise AssertionError("generated again")
+
+    monkeypatch.setattr(engine, "_SOURCES", {})  # as in a new process
+    monkeypatch.setattr(engine, "generate", generate)
+    assert engine.source_chars(compiled, props) == chars
+
+
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\
@@ -426,12 +447,12 @@ def test_auto_compiles_once_python_has_spent_what_compiling_costs(tmp_path, monk
     monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars - 1)
     monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 0.0)
     assert not run() and not run()  # too large: never compiled, however much Python spends
-    assert not os.path.exists(os.path.join(tmp_path, "native")) and not engine.is_compiled_cheaply(compiled, props)
+    assert not glob.glob(os.path.join(tmp_path, "native", "*.py")) and not engine.is_compiled_cheaply(compiled, props)
     monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars)
     monkeypatch.setattr(native, "_COST", {})
     monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 1e6)
     assert not run() and not run()  # compiling would cost more than Python has spent so far
-    assert not os.path.exists(os.path.join(tmp_path, "native"))
+    assert not glob.glob(os.path.join(tmp_path, "native", "*.py")) and not engine.is_compiled_cheaply(compiled, props)
     native._COST[engine.source_key(compiled, props)] = native._SPENT[engine.source_key(compiled, props)]
     assert run() and engine.is_compiled_cheaply(compiled, props)  # Python has now spent as much: compiled
 

@@ -77,3 +77,20 @@ def test_screen_assembled_for_a_subset_answers_for_that_subset_only(tmp_path):
     assert source.function([])(start) is False
     assert compiled.any_decides(tests)(start) is True
     assert compiled.any_decides(tests[1:2])(start) is False
+
+
+def test_screens_and_predicates_are_compiled_once_per_text(tmp_path):
+    """An exploration assembles its screen again whenever a property is decided, and each
+    reading combination emits the same screens and predicates where no reading is involved:
+    the same text is compiled once (`compile.define`), and the functions share its code."""
+    model = load_model(write(tmp_path, MINI))
+    first, second = (CompiledModel(model, model.default_config()) for _ in range(2))
+    exprs = ["deck[low] == 2", "deck[high] == 4"]
+    tests = [(check_expr(model.scope, e, Loc("t", 1, 1), BOOL), True) for e in exprs]
+    screens = [c.screen_source(tests).function([0, 1]) for c in (first, second)]
+    assert screens[0].__code__ is screens[1].__code__
+    assert first.screen_source(tests).function([1]).__code__ is not screens[0].__code__  # another subset, another text
+    predicates = [c.predicate(tests[0][0]) for c in (first, second)]
+    assert predicates[0].__code__ is predicates[1].__code__
+    start = first.initial[0]
+    assert screens[1](start) is True and predicates[1](start) is True

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from types import CodeType
 from typing import Any
 
 from checker.errors import ModellingError
@@ -100,6 +101,34 @@ def _fail(message: str) -> None:
 
 _SKIP = object()
 HELPERS = {"_fail": _fail, "_div": _div, "_mod": _mod, "_ix": _ix, "_range": _range, "_twice": _twice, "_pick": _pick, "_SKIP": _SKIP, "min": min, "max": max, "abs": abs}
+
+_DEFINED: dict[tuple[str, str], CodeType] = {}  # (source, file name) -> its compiled code
+DEFINED_CHARS = 8_000_000  # the source kept with them (the code is of about the same size)
+_DEFINED_KEPT = 0  # characters of source in _DEFINED
+
+
+def define(source: str, filename: str, name: str) -> Callable:
+    """The function `name` that generated `source` defines, compiled once per process and text.
+    An exploration compiles its fused screen again each time a property is decided
+    (`ScreenSource.function`), and the reading combinations of a model emit the same screens and
+    predicates where no reading is involved: compiling them again was a tenth of a cold Ultimate
+    check (benchmarks/README.md). The same text compiles to the same code, so nothing else
+    changes; the oldest entries go once the texts kept pass `DEFINED_CHARS`."""
+    global _DEFINED_KEPT
+    key = (source, filename)
+    code = _DEFINED.get(key)
+    if code is None:
+        code = compile(source, filename, "exec")
+        _DEFINED[key] = code
+        _DEFINED_KEPT += len(source)
+        while _DEFINED_KEPT > DEFINED_CHARS and len(_DEFINED) > 1:
+            oldest = next(iter(_DEFINED))
+            _DEFINED_KEPT -= len(oldest[0])
+            del _DEFINED[oldest]
+    namespace: dict[str, Any] = dict(HELPERS)
+    exec(code, namespace)  # noqa: S102 - our own generated code
+    return namespace[name]
+
 
 _FOLD = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -450,9 +479,7 @@ class ScreenSource:
         for i in which:
             lines += self.checks[i]
         lines.append("    return False")
-        namespace: dict[str, Any] = dict(HELPERS)
-        exec(compile("\n".join(lines) + "\n", f"<checks {self.model_id}>", "exec"), namespace)  # noqa: S102 - our own generated code
-        return namespace["any_decides"]
+        return define("\n".join(lines) + "\n", f"<checks {self.model_id}>", "any_decides")
 
 
 class CompiledModel:
@@ -526,10 +553,8 @@ class CompiledModel:
         emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
         code = emitter.emit(expr, env or {})
         args = "s, o" if with_old else "s"
-        namespace: dict[str, Any] = dict(HELPERS)
         source = "\n".join([*emitter.helper_source(), f"def f({args}):", f"    return {code.text}"]) + "\n"
-        exec(source, namespace)  # noqa: S102
-        return namespace["f"]
+        return define(source, "<string>", "f")
 
     def predicate(self, expr: Expr, env: dict[str, Any] | None = None) -> Callable[[int], bool]:
         return self.function(expr, env)

@@ -6,7 +6,8 @@ combination (Show'n'Go's senior model: 1.3 MB of source, 517 action instances), 
 the bundled check's time. The cache key is computed from what the code is generated from,
 without generating it: the checker's own code, every YAML file of the model's folder and of the
 folders of what it extends (the model, its bases, its clauses), the model, the configuration and the state budget (which bounds
-the enumerations made while generating). The value is the compiled code object (marshal,
+the enumerations made while generating; code generated within a budget is also the code without
+one, and is cached under that key too). The value is the compiled code object (marshal,
 zlib-compressed: about 80 KB for that model), kept in memory for the rest of the process and on
 disk under `$RULECHECK_CACHE` (default `~/.cache/rulecheck`) in `python/`. A cache that cannot
 be read or written is ignored: the code is generated as without it.
@@ -52,17 +53,35 @@ def code_digest() -> str:
 def _model_folders(path: str) -> list[str]:
     """The folders of the model file and of every file its `extends` chain names (a base may
     live in another folder); each holds YAML the model may be built from."""
-    from checker.lang.yamlsrc import load_yaml
-
     folders: list[str] = []
     seen: set[str] = set()
     current: str | None = os.path.abspath(path)
     while current is not None and current not in seen and os.path.isfile(current):
         seen.add(current)
         folders.append(os.path.dirname(current))
-        parent = load_yaml(current).get("extends")  # composed once per process
+        parent = _extends(current)
         current = os.path.normpath(os.path.join(os.path.dirname(current), parent)) if isinstance(parent, str) else None
     return sorted(set(folders))
+
+
+_EXTENDS: dict[tuple[str, str], object] = {}  # (path, text) -> the file's `extends` value
+EXTENDS_ENTRIES = 256
+
+
+def _extends(path: str) -> object:
+    """A model file's `extends` value, read once per process and text of the file: every cache
+    key and native index record asks for it (several times per exploration), and building the
+    file's located values afresh each time (`load_yaml`) cost about 8 ms a call, a title-belt check
+    making some 200 to 300 calls (1.1 ms now, reading and hashing the files)."""
+    from checker.lang.yamlsrc import load_yaml, read_text
+
+    text = read_text(path)
+    key = (path, text)
+    if key not in _EXTENDS:
+        if len(_EXTENDS) >= EXTENDS_ENTRIES:
+            del _EXTENDS[next(iter(_EXTENDS))]
+        _EXTENDS[key] = load_yaml(path, text).get("extends")
+    return _EXTENDS[key]
 
 
 def source_digest(model_path: str) -> str:
@@ -86,18 +105,25 @@ def cache_key(model: Model, config: Config, max_states: int | None) -> str:
 
 def successor_code(model: Model, config: Config, max_states: int | None, generate: Callable[[], str], name: str) -> CodeType:
     """The compiled successor code of a configuration: from the cache, or generated (by
-    `generate`), compiled and cached."""
+    `generate`), compiled and cached. Code generated under a state budget is also cached as the
+    code without one: the budget only refuses (`WorkLimit` raises, it never changes what is
+    emitted), so the trace confirmations' and other budget-free `CompiledModel`s of a
+    configuration the check has generated find its code (a cold Ultimate check generated every
+    configuration twice)."""
     try:
         key = cache_key(model, config, max_states)
+        unbounded = cache_key(model, config, None) if max_states is not None else None
     except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
         return compile(generate(), name, "exec")
     if key in _MEMORY:
         return _MEMORY[key]
-    path = os.path.join(cache_root(), "python", f"{key}.bin")
+    path = _path(key)
     try:
         with open(path, "rb") as handle:
             code = marshal.loads(zlib.decompress(handle.read()))
         if isinstance(code, CodeType):
+            if unbounded is not None:
+                _remember(unbounded, code)
             return _remember(key, code)
     except (OSError, ValueError, EOFError, TypeError, zlib.error):
         pass
@@ -108,9 +134,19 @@ def successor_code(model: Model, config: Config, max_states: int | None, generat
         with open(partial, "wb") as handle:
             handle.write(zlib.compress(marshal.dumps(code), 1))
         os.replace(partial, path)
+        if unbounded is not None and not os.path.exists(_path(unbounded)):
+            partial = f"{_path(unbounded)}.{os.getpid()}.tmp"
+            os.link(path, partial)  # the same bytes, not stored twice
+            os.replace(partial, _path(unbounded))
     except OSError:
         pass
+    if unbounded is not None:
+        _remember(unbounded, code)
     return _remember(key, code)
+
+
+def _path(key: str) -> str:
+    return os.path.join(cache_root(), "python", f"{key}.bin")
 
 
 def _remember(key: str, code: CodeType) -> CodeType:

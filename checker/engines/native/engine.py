@@ -144,11 +144,22 @@ def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
 def source_chars(compiled: CompiledModel, props: list[BoundProperty]) -> int:
     """The length of this configuration's module source, which is what compiling it costs
     (numba's time grows with it: benchmarks/README.md, issue 17); a model the generator cannot
-    handle counts as too large."""
+    handle counts as too large. The length is recorded in the native cache's index next to the
+    module's name (`_index_path`, the same key), so only the first process on a machine
+    generates the source to count it (about 3.5 CPU s for SMS's showdown model, in every worker
+    process that priced it before)."""
+    path = _index_path(compiled, props) + ".chars"
     try:
-        return len(generate(compiled, props)[1])
+        with open(path) as fh:
+            return int(fh.read())
+    except (OSError, ValueError):
+        pass  # not recorded yet (or unreadable): count it
+    try:
+        chars = len(generate(compiled, props)[1])
     except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
         return sys.maxsize
+    _write_record(path, str(chars))
+    return chars
 
 
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
@@ -187,12 +198,16 @@ def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> 
 
 
 def _record(compiled: CompiledModel, props: list[BoundProperty], name: str) -> None:
-    path = _index_path(compiled, props)
+    _write_record(_index_path(compiled, props), name)
+
+
+def _write_record(path: str, text: str) -> None:
+    """Write an index record atomically (worker processes may write the same one at once)."""
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "w") as fh:
-            fh.write(name)
+            fh.write(text)
         os.replace(partial, path)
     except OSError:
         pass  # an unwritable cache only means the next run generates the source to ask
