@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
@@ -75,12 +78,35 @@ def weight_functions(compiled: CompiledModel) -> dict[int, object]:
     return out
 
 
+_ACTORS: WeakKeyDictionary[CompiledModel, dict[int, Callable[[int], Any]]] = WeakKeyDictionary()
+
+
+def actor_of(compiled: CompiledModel, inst_id: int) -> Callable[[int], Any]:
+    """The player who makes instance `inst_id`'s move, as a function of the packed state: the
+    readable value the interpreter's `actor` gives (a member name), from generated code built
+    once per configuration and instance. Unpacking the whole state into the interpreter's
+    dictionaries for every player's move was a sixth of the Readings re-check's seeded
+    simulations (benchmarks/README.md)."""
+    per_instance = _ACTORS.setdefault(compiled, {})
+    actor = per_instance.get(inst_id)
+    if actor is None:
+        inst = compiled.instances[inst_id]
+        action = inst.action
+        if action.actor is None:
+            by = action.by
+            actor = per_instance[inst_id] = lambda _state: by
+        else:
+            raw, decode = compiled.function(action.actor, compiled.encoded_params(inst)), compiled.decoder(action.actor)
+            actor = per_instance[inst_id] = lambda state: decode(raw(state))
+    return actor
+
+
 def choose_move(rng: random.Random, compiled: CompiledModel, moves: list[tuple[int, int]], state: int, weights: dict) -> tuple[int, int]:
     """One move of `moves` as random play takes it (also the growth re-check's witness search)."""
     by_mover: dict[str, list[tuple[int, int]]] = {}
     for move in moves:
-        action = compiled.instances[move[0]].action
-        mover = "chance" if action.by == "chance" else ("rules" if action.by == "rules" else f"player:{compiled.interpreter.actor(action, dict(compiled.instances[move[0]].params), compiled.layout.unpack(state))}")
+        by = compiled.instances[move[0]].action.by
+        mover = by if by in ("chance", "rules") else f"player:{actor_of(compiled, move[0])(state)}"
         by_mover.setdefault(mover, []).append(move)
     mover = rng.choice(sorted(by_mover))
     options = by_mover[mover]

@@ -595,9 +595,13 @@ class CompiledModel:
 
     def evaluator(self, expr: Expr) -> Callable[[int], Any]:
         """A function returning the readable value (enum member names, bools), for reports."""
+        raw, decode = self.function(expr), self.decoder(expr)
+        return lambda s: decode(raw(s))
+
+    def decoder(self, expr: Expr) -> Callable[[Any], Any]:
+        """The readable value (enum member name, bool) of `expr`'s encoded value."""
         emitter = Emitter(self.model, self.config, self.layout)
-        raw = self.function(expr)
-        return lambda s: emitter.decode(raw(s), expr)
+        return lambda value: emitter.decode(value, expr)
 
     # -- the successor function ----------------------------------------------------------
     def _successor_source(self) -> str:
