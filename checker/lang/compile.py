@@ -29,6 +29,7 @@ from checker.limits import WorkLimit
 
 _NOVALUE = object()
 MAX_TEXT_NESTING = 40  # brackets in generated code; Python's parser allows 200
+MAX_BLOCK_DEPTH = 60  # indented blocks in generated code; Python's tokenizer allows 100
 
 
 @dataclass
@@ -638,10 +639,7 @@ class CompiledModel:
         counts = Counter(k[0] for k in keys if k is not None)
         offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
         if offset is None:
-            lines: list[str] = []
-            for item in pending:
-                lines.extend(self._plain_block(emitter, item, pad))
-            return lines
+            return self._plain_run(emitter, pending, pad)
         grouped, rest = split_by_dispatch(pending, keys, offset)
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
@@ -650,9 +648,45 @@ class CompiledModel:
             lines.append(f"{pad}{'if' if n == 0 else 'elif'} d{depth} == {value}:")
             body = self._dispatch(emitter, items, depth + 1)
             lines.extend(body or [f"{pad}    pass"])
-        for item in rest:
-            lines.extend(self._plain_block(emitter, item, pad))
+        lines.extend(self._plain_run(emitter, rest, pad))
         return lines
+
+    def _plain_run(self, emitter: Emitter, pending: list[_Pending], pad: str) -> list[str]:
+        """The guarded blocks of `pending` in their order, consecutive blocks whose guards start
+        with the same test nested under one `if` of it: the instances of one action share the
+        conjuncts that do not read its parameters, which each instance's block tested again
+        (SMS's showdown model: eight tests before the first that differs). The shared test is
+        pure and is evaluated first by the first of those blocks that can fire, so the moves,
+        their order and any error raised are the ungrouped code's; blocks that cannot fire are
+        dropped with the test they share when none of the run can fire."""
+        if len(pad) // 4 >= MAX_BLOCK_DEPTH:
+            return [line for item in pending for line in self._plain_block(emitter, item, pad)]
+        lines: list[str] = []
+        heads = [self._leading_test(emitter, item) for item in pending]
+        start = 0
+        while start < len(pending):
+            end = start + 1
+            if heads[start] is not None:
+                while end < len(pending) and heads[end] == heads[start]:
+                    end += 1
+            if end - start == 1:
+                lines.extend(self._plain_block(emitter, pending[start], pad))
+            else:
+                rest = [_Pending(item.instance, item.conjuncts[1:]) for item in pending[start:end]]
+                body = self._plain_run(emitter, rest, pad + "    ")
+                if body:
+                    lines.append(f"{pad}if {heads[start]}:")
+                    lines.extend(body)
+            start = end
+        return lines
+
+    def _leading_test(self, emitter: Emitter, item: _Pending) -> str | None:
+        """The code of a block's first guard conjunct when it is a run-time test (a constant one
+        decides the block alone in `_plain_block`)."""
+        if not item.conjuncts:
+            return None
+        code = emitter.emit(item.conjuncts[0], self.encoded_params(item.instance))
+        return None if code.const else code.text
 
     def _dispatch_key(self, emitter: Emitter, item: _Pending) -> tuple[int, int] | None:
         """(bit offset, encoded value) when the first conjunct is `field == constant`."""
