@@ -374,3 +374,36 @@ def test_instances_sharing_leading_tests_test_them_once_with_the_same_moves_in_t
                     seen.add(t)
                     frontier.append(t)
         assert len(seen) == states
+
+
+def test_a_field_is_read_in_the_innermost_block_that_holds_its_uses():
+    """`place_reads`: a field read by one dispatch branch only is read in that branch, one read
+    by two sibling branches (or an `elif` and its `if`) in their parent, one read in a test of
+    the top level at the top; an unused one not at all."""
+    from checker.lang.compile import place_reads
+
+    body = [
+        "    d1 = s_4",
+        "    if d1 == 0:",
+        "        if s_9 == 1:",
+        "            r.append((0, s_9 | s_12))",
+        "    elif d1 == 3:",
+        "        r.append((1, s_12))",
+        "        if s_20 and not 0 <= s_12: _range('a', 'b', 0, 0, 1)",
+        "    return r",
+    ]
+    reads = {k: f"s_{k} = (s >> {k}) & 1" for k in (4, 9, 12, 20, 30)}
+    assert place_reads(body, reads) == [
+        "    s_4 = (s >> 4) & 1",
+        "    s_12 = (s >> 12) & 1",
+        "    d1 = s_4",
+        "    if d1 == 0:",
+        "        s_9 = (s >> 9) & 1",
+        "        if s_9 == 1:",
+        "            r.append((0, s_9 | s_12))",
+        "    elif d1 == 3:",
+        "        s_20 = (s >> 20) & 1",
+        "        r.append((1, s_12))",
+        "        if s_20 and not 0 <= s_12: _range('a', 'b', 0, 0, 1)",
+        "    return r",
+    ]
