@@ -25,10 +25,12 @@ from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old,
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
 from checker.lang.model import Action, Assign, Config, Model
+from checker.lang.share import share
 from checker.limits import WorkLimit
 
 _NOVALUE = object()
 MAX_TEXT_NESTING = 40  # brackets in generated code; Python's parser allows 200
+_FIELD_READ = re.compile(r"\(\(s >> (\d+)\) & (\d+)\)")  # `Emitter.read` of a field not at offset 0
 MAX_BLOCK_DEPTH = 60  # indented blocks in generated code; Python's tokenizer allows 100
 
 
@@ -38,10 +40,52 @@ class Code:
 
     text: str
     value: Any = _NOVALUE
+    bounds: tuple[int, int] | None = None  # the least and greatest value, for code that cannot raise
 
     @property
     def const(self) -> bool:
         return self.value is not _NOVALUE
+
+    @property
+    def range(self) -> tuple[int, int] | None:
+        """The values this int code can take, when known (a constant's is itself)."""
+        if self.const:
+            return (self.value, self.value) if isinstance(self.value, int) and not isinstance(self.value, bool) else None
+        return self.bounds
+
+
+def _decided(op: str, left: tuple[int, int], right: tuple[int, int]) -> bool | None:
+    """The comparison's value when the ranges of its sides decide it, else None."""
+    (a, b), (c, d) = left, right
+    if op in ("==", "!="):
+        if a == b == c == d:
+            return op == "=="
+        if b < c or d < a:
+            return op == "!="
+        return None
+    if op in ("<", ">="):
+        if b < c:
+            return op == "<"
+        if a >= d:
+            return op == ">="
+        return None
+    if b <= c:  # <= and >
+        return op == "<="
+    if a > d:
+        return op == ">"
+    return None
+
+
+def _arith_bounds(op: str, left: tuple[int, int], right: tuple[int, int]) -> tuple[int, int] | None:
+    (a, b), (c, d) = left, right
+    if op == "+":
+        return a + c, b + d
+    if op == "-":
+        return a - d, b - c
+    if op == "*":
+        products = (a * c, a * d, b * c, b * d)
+        return min(products), max(products)
+    return None
 
 
 @dataclass(frozen=True)
@@ -228,6 +272,8 @@ class Emitter:
                 if not dom.contains(code.value):
                     return Code(f"_ix({code.value}, {dom.lo}, {dom.size}, {expr.name!r})")
                 position = _lit(code.value - dom.lo)
+            elif self._always_within(index, dom):
+                position = self.arith("-", code, _lit(dom.lo)) if dom.lo else code
             else:
                 position = Code(f"_ix({code.text}, {dom.lo}, {dom.size}, {expr.name!r})")
             parts.append(position if step == 1 else self.arith("*", position, _lit(step)))
@@ -235,6 +281,17 @@ class Emitter:
         for part in parts[1:]:
             total = self.arith("+", total, part)
         return total
+
+    def _always_within(self, index: Expr, dom: Any) -> bool:
+        """Whether an int index is a slot element whose declared range lies inside `dom`: its
+        value always does, so checking it (`_ix`) could never fail, and code that cannot fail
+        can be shared (`checker.lang.share`)."""
+        if not isinstance(index, SlotRef):
+            return False
+        elem = self.model.slots[index.name].elem
+        if elem.type.kind == "bool" or elem.lo is None:
+            return False
+        return dom.lo <= elem.lo and elem.hi <= dom.hi
 
     def emit_SlotRef(self, expr: SlotRef, env: dict[str, Any], state: str) -> Code:
         slot_layout = self.layout.slots[expr.name]
@@ -245,8 +302,11 @@ class Emitter:
         else:
             shift = f"({slot_layout.base} + ({element.text}) * {slot_layout.width})"
             raw = f"(({state} >> {shift}) & {mask})"
-        lo = self.model.slots[expr.name].elem.lo or 0
-        return Code(f"({raw} + {lo})") if lo else Code(raw)
+        elem = self.model.slots[expr.name].elem
+        lo = elem.lo or 0
+        # A field always holds a value of its declared range (effects check what they write).
+        bounds = (elem.lo, elem.hi) if element.const and elem.type.kind == "int" and elem.lo is not None else None
+        return Code(f"({raw} + {lo})", bounds=bounds) if lo else Code(raw, bounds=bounds)
 
     def read(self, state: str, offset: int, mask: int) -> str:
         key = (state, offset)
@@ -287,6 +347,14 @@ class Emitter:
             return left
         if op == "+" and left.const and left.value == 0:
             return right
+        ranges = (left.range, right.range)
+        if ranges[0] is not None and ranges[1] is not None:
+            # Both sides are total (bounds are only known for code that cannot raise), so a
+            # comparison their ranges decide is that constant: `0 <= hand` of a 0..5 slot.
+            decided = _decided(op, *ranges) if op in ("==", "!=", "<", "<=", ">", ">=") else None
+            if decided is not None:
+                return _lit(decided)
+            return Code(f"({left.text} {op} {right.text})", bounds=_arith_bounds(op, *ranges))
         return Code(f"({left.text} {op} {right.text})")
 
     def emit_Binary(self, expr: Binary, env: dict[str, Any], state: str) -> Code:
@@ -324,9 +392,11 @@ class Emitter:
         live = [t.text for t in terms if not t.const]
         if not live:
             return _lit(constant)
+        ranges = [t.bounds for t in terms if not t.const]
+        bounds = None if None in ranges else (constant + sum(r[0] for r in ranges), constant + sum(r[1] for r in ranges))  # type: ignore[index]
         if constant:
             live.append(repr(constant))
-        return Code(live[0]) if len(live) == 1 else Code(f"({' + '.join(live)})")
+        return Code(live[0], bounds=bounds) if len(live) == 1 else Code(f"({' + '.join(live)})", bounds=bounds)
 
     def emit_Cond(self, expr: Cond, env: dict[str, Any], state: str) -> Code:
         test = self.emit(expr.test, env, state)
@@ -514,10 +584,11 @@ class ScreenSource:
 
     def function(self, which: Iterable[int]) -> Callable[[int], bool]:
         """The screen of the tests numbered `which` (a field read only by the others, or a
-        helper only they call, costs a shift or a definition, never a wrong answer)."""
-        lines = [*self.helpers, "def any_decides(s):", *self.reads]
-        for i in which:
-            lines += self.checks[i]
+        helper only they call, costs a shift or a definition, never a wrong answer). What the
+        tests spell more than once is computed once, before the first (`share`): a test that
+        decides returns early on few states, so that costs little where it could be wasted."""
+        checks = [line for i in which for line in self.checks[i]]
+        lines = [*self.helpers, "def any_decides(s):", *self.reads, *(share(checks) if checks else [])]
         lines.append("    return False")
         return define("\n".join(lines) + "\n", f"<checks {self.model_id}>", "any_decides")
 
@@ -776,10 +847,28 @@ class CompiledModel:
             guard = self._and(guard, emitter.arith(">", emitter.emit(instance.action.weight, env), _lit(0)))
             if guard.const and not guard.value:
                 return []
-        block = self._effect_block(emitter, instance, env, "f" if instance.forced else "r")
+        block = share(self._read_fields_once(emitter, self._effect_block(emitter, instance, env, "f" if instance.forced else "r")))
         if guard.const:
             return [f"{pad}{line}" for line in block]
         return [f"{pad}if {guard.text}:"] + [f"{pad}    {line}" for line in block]
+
+    def _read_fields_once(self, emitter: Emitter, lines: list[str]) -> list[str]:
+        """`lines` with each field they read more than once named `s_N` (and read once, where
+        `place_reads` puts it). The counting pass sees guards only: emitting every effect twice
+        would cost Ultimate's generator seconds, and effects read fields guards do not."""
+        text = "\n".join(lines)
+        masks = {f.offset: f.mask for f in self.layout.fields}
+        counts = Counter(int(m.group(1)) for m in _FIELD_READ.finditer(text) if masks.get(int(m.group(1))) == int(m.group(2)))
+        again = {offset for offset, n in counts.items() if n >= 2}
+        if not again:
+            return lines
+        emitter.cached.update(("s", offset) for offset in again)
+
+        def named(match: re.Match) -> str:
+            offset = int(match.group(1))
+            return f"s_{offset}" if offset in again and masks[offset] == int(match.group(2)) else match.group()
+
+        return _FIELD_READ.sub(named, text).split("\n")
 
     def _guard(self, emitter: Emitter, instance: Instance) -> Code:
         """The guard, and for a chance action also `weight > 0`."""
