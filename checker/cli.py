@@ -162,8 +162,9 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--witnesses", type=click.IntRange(min=1), default=None, metavar="N", help="Keep up to N witnesses of each `reachable` that holds (shortest plays to different states) and write them with the traces; without it one is kept and written only for properties with `witness: true`.")
 @click.option("--no-symmetry", is_flag=True, help="Explore every state of models that declare `symmetric` domains, not one per renaming.")
 @click.option("--no-growth", is_flag=True, help="Skip the growth re-check (each filed finding re-checked with the model's marked bounds one step larger).")
+@click.option("--fresh", is_flag=True, help="Explore every combination again instead of reusing the verdicts cached for the same models, properties, options and checker (.rulecheck-cache/verdicts).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool, fresh: bool) -> None:
     """Check models against their properties (default: every model under models/).
 
     Each filed finding is then re-checked with the bounds its model marks (`bound: true`) one
@@ -189,6 +190,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     options.backend = _backend(backend)
     options.witnesses = witnesses or 1
     options.symmetry = not no_symmetry
+    options.reuse = not fresh
     options.cluster = _cluster(cluster, engine)
     if free_constants or free_readings:
         if engine == "explicit":

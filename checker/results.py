@@ -36,6 +36,7 @@ class Result:
     witness_of: BoundProperty | None = None  # the property the witness paths are replayed against
     _witnesses: list[Trace] | None = field(default=None, repr=False)
     growth: tuple[GrowthCheck, ...] = ()  # the growth re-checks of the findings this failure shows
+    reused: bool = False  # the verdict came from the verdict cache: nothing was explored for it in this run
 
     @property
     def witnesses(self) -> list[Trace]:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from checker import cluster
+from checker import cluster, verdict_cache
 from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
@@ -52,6 +52,7 @@ class CheckOptions:
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
     witnesses: int = 1  # reachable: how many witnesses (shortest plays to different states) a result keeps
     symmetry: bool = True  # explicit engine: reduce by the model's `symmetric` domains
+    reuse: bool = True  # explicit engine: verdicts cached for the same content (`verdict_cache`); `--fresh` turns it off
 
 
 @dataclass
@@ -240,6 +241,7 @@ class Job:
     backend: str = "auto"
     witnesses: int = 1
     symmetry: bool = True
+    reuse: bool = True
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -254,12 +256,12 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry) for configs in groups.values()]
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry, options.reuse) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
     allow_deep_expressions()  # also in worker processes
-    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend, witnesses=job.witnesses, symmetry=job.symmetry)
+    options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend, witnesses=job.witnesses, symmetry=job.symmetry, reuse=job.reuse)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
     out = [(first_position, batch)]
@@ -314,8 +316,9 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         engine = DistributedEngine(cluster.current())
     else:
         engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
+    reused = _reused(model, config, props, options) if isinstance(engine, ExplicitEngine) else (None, None)
     try:
-        verdicts = engine.decide(model, config, props, options)
+        verdicts = reused[1][0] if reused[1] is not None else engine.decide(model, config, props, options)
     except OutOfBudget as exc:
         if options.engine == "auto" and engine.compile_over_budget:
             return symbolic_results(model, config, props, options), None
@@ -326,13 +329,25 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         return [unexplored_result(model, config, prop, "out of memory while compiling the model") for prop in props], None
     if engine.initial_empty:
         raise no_initial_state(model, config)
+    complete = reused[1][1] if reused[1] is not None else engine.complete
+    if reused[0] is not None and reused[1] is None:
+        verdict_cache.store(reused[0], verdicts, complete)
     results = [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
-    if options.engine == "auto" and not engine.complete:
+    if options.engine == "auto" and not complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
             again = {r.prop.id: r for r in symbolic_results(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, verdicts
+
+
+def _reused(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[str | None, tuple[dict[str, Verdict], bool] | None]:
+    """(the verdict cache's key, the cached verdicts and completeness): (None, None) when the
+    run may not reuse them (`--fresh`), a key and None when nothing is cached yet."""
+    if not options.reuse:
+        return None, None
+    name = verdict_cache.key(model, config, props, options)
+    return name, (verdict_cache.load(name) if name is not None else None)
 
 
 def _leaves_free(model: Model, options: CheckOptions) -> bool:
@@ -373,7 +388,7 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
     result = Result(
         model=model, prop=prop.prop, config=cfg, status=verdict.status, engine=verdict.engine, bound=verdict.bound,
         expected=prop.prop.expect.verdict(model, cfg), states=verdict.states, transitions=verdict.transitions,
-        depth=verdict.depth, seconds=verdict.seconds, detail=verdict.detail, proof=verdict.proof,
+        depth=verdict.depth, seconds=verdict.seconds, detail=verdict.detail, proof=verdict.proof, reused=verdict.reused,
     )
     if verdict.has_evidence:
         assert verdict.path is not None

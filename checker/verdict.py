@@ -53,6 +53,7 @@ class Verdict:
     branches: tuple[tuple[str, dict[str, Any]], ...] = ()  # deterministic: the disagreeing moves
     loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left (None: not known)
     more_witnesses: tuple[list[State], ...] = ()  # reachable: further witnesses, each to another end state
+    reused: bool = False  # taken from the verdict cache (`checker.verdict_cache`), not decided in this run
 
     @property
     def has_witness(self) -> bool:

@@ -58,6 +58,13 @@ MINI = textwrap.dedent(
 )
 
 
+@pytest.fixture(autouse=True)
+def own_verdict_cache(tmp_path_factory, monkeypatch):
+    """Each test its own verdict cache (`checker.verdict_cache`; inherited by the processes it
+    starts): a test that explores must explore, whatever ran before it."""
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path_factory.mktemp("verdicts")))
+
+
 def write(tmp_path, text: str, name: str = "model.yaml", folder: str = "game") -> str:
     """Write a model file under tmp_path/models/<folder>/ and return its path."""
     directory = tmp_path / "models" / folder

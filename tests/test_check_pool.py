@@ -40,7 +40,7 @@ def test_the_matrix_on_a_shared_pool_gives_the_serial_results_around_its_side_wo
     serial = check_paths([COIN, TRAP, DUEL], CheckOptions())
     side = Recorder()
     with process_pool(2) as pool:
-        parallel = check_paths([COIN, TRAP, DUEL], CheckOptions(jobs=2), pool, side)
+        parallel = check_paths([COIN, TRAP, DUEL], CheckOptions(jobs=2, reuse=False), pool, side)  # explored again, not the cached verdicts
     assert summary(parallel) == summary(serial) and len(serial) > 10
     assert side.calls == [("queue", ["coin", "trap", "duel"]), ("meanwhile",)]  # once each, every game (by folder path)
 
@@ -79,7 +79,7 @@ def test_check_with_one_worker_and_with_two_writes_the_same_bytes(tmp_path):
         work = tmp_path / jobs
         for folder in ("models", "properties"):
             shutil.copytree(os.path.join(HERE, folder), work / folder)
-        run = rulecheck("check", "--jobs", jobs, cwd=str(work))
+        run = rulecheck("check", "--fresh", "--jobs", jobs, cwd=str(work))  # explored by each, not reused
         assert run.returncode in (0, 1), run.stdout + run.stderr
         assert any(name.startswith("readings-") for name in os.listdir(work / ".rulecheck-cache"))
         outputs.append({p.relative_to(work).as_posix(): p.read_bytes() for folder in ("docs", "counterexamples") for p in (work / folder).rglob("*") if p.is_file()})

@@ -156,7 +156,8 @@ def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):
 
 def test_parallel_and_serial_runs_write_the_same_bytes(project):
     serial = rulecheck("check", "--jobs", "1", "--out", "serial", "--errata-dir", "serial-errata", "--format", "json", cwd=str(project))
-    parallel = rulecheck("check", "--jobs", "2", "--out", "parallel", "--errata-dir", "parallel-errata", "--format", "json", cwd=str(project))
+    # --fresh: the parallel run must explore, not reuse the serial run's cached verdicts.
+    parallel = rulecheck("check", "--fresh", "--jobs", "2", "--out", "parallel", "--errata-dir", "parallel-errata", "--format", "json", cwd=str(project))
     assert serial.returncode == parallel.returncode == 0
     strip = lambda doc: [{k: v for k, v in r.items() if k != "seconds"} for r in json.loads(doc)["results"]]  # noqa: E731
     assert strip(serial.stdout) == strip(parallel.stdout)

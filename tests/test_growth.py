@@ -514,13 +514,14 @@ def test_a_cycle_among_the_expanded_states_decides_terminates_before_the_run_is_
 
     result = spin_result(tmp_path, monkeypatch)
     prop = bind(result.prop, result.model)
+    # reuse=False: each run explores (the engine's cycle-look threshold is patched between them)
     config = result.config
-    stopped = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30)))[0]
+    stopped = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30), reuse=False))[0]
     assert stopped.status == "undecided"  # an ordinary run still needs the whole graph
-    at_budget = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True)))[0]
+    at_budget = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True), reuse=False))[0]
     assert at_budget.status == "fails" and at_budget.states == 30 and at_budget.trace is not None  # looked for where the budget stopped it
     monkeypatch.setattr(explicit, "CYCLE_LOOK_STATES", 1)
-    early = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True)))[0]
+    early = check_config(result.model, config, [prop], CheckOptions(backend="python", budget=Budget(max_states=30, stop_when_decided=True), reuse=False))[0]
     assert early.status == "fails" and early.states < 10 and early.bound.startswith("every property decided")
     assert early.trace is not None and early.trace.loop_start is not None
 

@@ -26,6 +26,7 @@ def result_json(result: Result) -> dict[str, Any]:
         "transitions": result.transitions,
         "depth": result.depth,
         "seconds": round(result.seconds, 3),
+        "reused": result.reused,  # the verdict came from the verdict cache (seconds 0: nothing explored for it)
         "detail": result.detail,
         "trace": to_json(result.trace) if result.trace else None,
         "witnesses": [to_json(w) for w in result.witnesses],

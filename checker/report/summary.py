@@ -73,8 +73,10 @@ def _game_line(folder: str, results: list[Result]) -> str:
         key = (r.model.id, r.reading_label, r.engine)
         explored[key] = max(explored.get(key, 0.0), r.seconds)
     unexpected = sum(1 for r in results if not r.matches)
+    reused = {(r.model.id, r.reading_label) for r in results if r.reused}
+    cached = f" (the verdicts of {len(reused)} reused from .rulecheck-cache; --fresh explores again)" if reused else ""
     return (f"{folder}: {len(models)} model(s), {len(combinations)} combinations, {len(properties)} properties; {findings}; "
-            f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring{growth_words(results)}")
+            f"{unexpected} unexpected; {sum(explored.values()):.1f} s exploring{cached}{growth_words(results)}")
 
 
 def print_summary(results: list[Result], console: Console, out_dir: str | None, wall_seconds: float | None = None, scenarios: list[ScenarioResult] | None = None) -> None:

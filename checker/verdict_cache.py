@@ -1,0 +1,114 @@
+"""The check matrix's explicit verdicts, kept by content so that a run over unchanged models
+reuses them instead of exploring again.
+
+A designer re-runs the whole suite after every rule change, and most of it is unchanged: the
+other games' models, properties and the checker are the same bytes, so their verdicts are too.
+The key hashes everything a verdict is a function of: the checker's code (and Python's version),
+the model's YAML files and its `extends` chain (`compile_cache.source_digest`), the model and its
+configuration (constants and readings), every bound property in full, and the options the
+exploration reads (state budget, time limit, back-end, witnesses, symmetry). Only verdicts that
+no clock decided are kept: an exploration that was complete, or stopped at its state budget or
+once every property was decided, never one a time limit stopped. A reused verdict's path is
+replayed in the interpreter like any other (`runner.result_of`), so evidence is still confirmed
+on every run; its `seconds` are 0, and the summary counts the combinations taken from here.
+
+The folder is `.rulecheck-cache/verdicts` under the working directory, as the Readings and
+growth caches are, or `$RULECHECK_VERDICTS`; `rulecheck check --fresh` neither reads nor writes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import pickle
+from typing import Any
+
+from checker.lang.compile_cache import code_digest, source_digest
+from checker.lang.model import Config, Model
+from checker.lang.properties import BoundProperty
+from checker.verdict import Verdict
+
+CACHE_DIR = os.path.join(".rulecheck-cache", "verdicts")
+FORMAT = "verdicts-1"  # changes when what is stored changes shape
+_DETERMINED = ("exhaustive", "state budget", "every property decided")  # how an exploration ended without a clock
+_PROPS: dict[int, tuple[list[BoundProperty], str]] = {}  # id -> (the list, its digest): a model's jobs share one list
+
+
+def cache_dir() -> str:
+    return os.environ.get("RULECHECK_VERDICTS") or CACHE_DIR
+
+
+def key(model: Model, config: Config, props: list[BoundProperty], options: Any) -> str | None:
+    """The content key of one configuration's verdicts (None: a model file is gone or unreadable)."""
+    try:
+        sources = source_digest(model.path)
+    except OSError:
+        return None
+    budget = options.budget
+    digest = hashlib.sha256(FORMAT.encode())
+    digest.update(code_digest().encode())
+    digest.update(sources.encode())
+    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()))).encode())
+    digest.update(_props_digest(props).encode())
+    digest.update(repr((options.engine, budget.max_states, budget.timeout, budget.stop_when_decided, options.backend, options.witnesses, options.symmetry)).encode())
+    return digest.hexdigest()[:32]
+
+
+def load(name: str) -> tuple[dict[str, Verdict], bool] | None:
+    """(verdicts by property, whether the exploration was complete), or None when not cached."""
+    try:
+        with open(os.path.join(cache_dir(), f"{name}.pickle"), "rb") as handle:
+            stored = pickle.load(handle)  # noqa: S301 - written by this module, under the user's own folder
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+        return None
+    verdicts, complete = stored
+    for verdict in verdicts.values():
+        verdict.seconds, verdict.reused = 0.0, True  # nothing was explored for it in this run
+    return verdicts, complete
+
+
+def store(name: str, verdicts: dict[str, Verdict], complete: bool) -> None:
+    """Keep the verdicts when no time limit decided any of them (written whole or not at all)."""
+    if not verdicts or not all(_determined(v) for v in verdicts.values()):
+        return
+    folder = cache_dir()
+    path = os.path.join(folder, f"{name}.pickle")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "wb") as handle:
+            pickle.dump((verdicts, complete), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(partial, path)
+    except OSError:
+        pass  # an unwritable cache only means the next run explores again
+
+
+def _determined(verdict: Verdict) -> bool:
+    words = f"{verdict.detail} {verdict.note}".lower()
+    return verdict.bound.startswith(_DETERMINED) and "timeout" not in words and "timed out" not in words
+
+
+def _props_digest(props: list[BoundProperty]) -> str:
+    entry = _PROPS.get(id(props))
+    if entry is not None and entry[0] is props:
+        return entry[1]
+    digest = hashlib.sha256(repr(_canonical(props)).encode()).hexdigest()
+    if len(_PROPS) > 256:
+        _PROPS.clear()
+    _PROPS[id(props)] = (props, digest)
+    return digest
+
+
+def _canonical(value: Any) -> Any:
+    """A representation of `value` whose `repr` is the same in every process: sets are sorted
+    (their iteration order follows string hashing, which differs between processes)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__, tuple((f.name, _canonical(getattr(value, f.name))) for f in dataclasses.fields(value)))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((repr(k), _canonical(v)) for k, v in value.items())))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted(repr(_canonical(v)) for v in value)))
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    return repr(value)

@@ -1,0 +1,81 @@
+"""The verdict cache (`checker.verdict_cache`): a run over unchanged content reuses the check
+matrix's verdicts, and anything a verdict depends on changing makes it explore again."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from checker import verdict_cache
+from checker.engines.native import ExplicitEngine
+from checker.runner import CheckOptions, check_paths
+from checker.verdict import EngineName, Status, Verdict
+from tests.conftest import rulecheck
+
+
+def outcome(results) -> list[tuple]:
+    return [(r.model.id, r.prop.id, r.reading_label, r.status, r.bound, r.states, r.transitions, r.depth, r.trace.steps if r.trace else None) for r in results]
+
+
+def test_a_second_run_reuses_every_verdict_without_exploring(project, monkeypatch):
+    first = check_paths([str(project / "models")], CheckOptions())
+    assert first and not any(r.reused for r in first)
+
+    def no_exploring(*args, **kwargs):
+        raise AssertionError("explored although the verdicts are cached")
+
+    monkeypatch.setattr(ExplicitEngine, "decide", no_exploring)
+    second = check_paths([str(project / "models")], CheckOptions())
+    assert all(r.reused and r.seconds == 0.0 for r in second)
+    assert outcome(second) == outcome(first)
+    assert any(r.trace is not None for r in second)  # counterexamples replayed again from the cached paths
+
+
+def test_a_changed_model_file_explores_again(project):
+    check_paths([str(project / "models")], CheckOptions())
+    model = project / "models" / "duel" / "duel.yaml"
+    model.write_text(model.read_text() + "\n# an edit\n")
+    again = check_paths([str(project / "models")], CheckOptions())
+    assert not any(r.reused for r in again)
+
+
+def test_other_options_and_fresh_runs_explore_again(project):
+    check_paths([str(project / "models")], CheckOptions())
+    assert not any(r.reused for r in check_paths([str(project / "models")], CheckOptions(backend="python")))
+    assert not any(r.reused for r in check_paths([str(project / "models")], CheckOptions(reuse=False)))
+
+
+@pytest.mark.parametrize("bound, stored", [
+    ("exhaustive", True),
+    ("state budget of 1000 reached; explored to depth 7", True),
+    ("timeout after 0.5 s; explored to depth 3", False),
+])
+def test_only_verdicts_no_clock_decided_are_kept(bound, stored, monkeypatch, tmp_path):
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
+    verdict_cache.store("k", {"p": Verdict(Status.HOLDS, EngineName.EXPLICIT, bound)}, complete=bound == "exhaustive")
+    assert (verdict_cache.load("k") is not None) == stored
+
+
+def test_the_key_is_the_same_in_every_process(project):
+    """Sets in the bound properties iterate in an order that differs between processes; the
+    key must not, or no run would ever reuse another's verdicts."""
+    env = dict(os.environ)
+    for seed in ("1", "2"):
+        os.environ["PYTHONHASHSEED"] = seed
+        try:
+            run = rulecheck("check", "--no-growth", cwd=str(project))
+        finally:
+            os.environ.clear()
+            os.environ.update(env)
+    assert "reused from .rulecheck-cache" in run.stdout + run.stderr
+    assert "reused" not in rulecheck("check", "--no-growth", "--fresh", cwd=str(project)).stdout
+
+
+def test_sets_are_keyed_in_the_same_order_whatever_the_string_hashing():
+    import subprocess
+    import sys
+
+    code = "from checker.verdict_cache import _canonical; print(repr(_canonical({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2", "3", "4")}
+    assert len(outputs) == 1
