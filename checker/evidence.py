@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from checker import verdict_cache
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
 from checker.lang.expr import Expr
@@ -42,12 +43,15 @@ def build_trace(
     branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
     loop_exits: bool | None = None,
     classify_loop: bool = True,
+    reuse: bool = False,
 ) -> Trace:
     """Replay `states` and confirm that they break `prop`; returns the trace. An endless loop
     (a `terminates` lasso, whichever engine found it) is classified here, from the replayed
     steps: who chooses to go round it, and (when the engine knows) whether it can be left.
     `classify_loop` False skips that classification (it may explore the whole game): the growth
-    re-check's witness search only needs the trace confirmed, within its own budget."""
+    re-check's witness search only needs the trace confirmed, within its own budget. `reuse`
+    takes whether the game ends surely from the verdict cache when it is there (the replay and
+    its confirmation are made in every case)."""
     actions: list[str | None] | None = None
     if last_action is not None and len(states) > 1:
         actions = [None] * (len(states) - 2) + [last_action]
@@ -63,7 +67,10 @@ def build_trace(
         trace.loop_deciders = loop_deciders(interp, trace)
         left = trace.loop_left = loop_left_surely(interp, trace)
         if left:
-            trace.game_ends_surely = ends_surely(CompiledModel(model, config), SURE_END_STATES)
+            def decide() -> bool | None:
+                return ends_surely(CompiledModel(model, config), SURE_END_STATES)
+
+            trace.game_ends_surely = verdict_cache.remembered(f"ends-surely-{SURE_END_STATES}", model, config, decide) if reuse else decide()
         trace.note = loop_note(trace.loop_deciders, loop_exits, left, trace.game_ends_surely)
     final = trace.states()[-1]
     if model.outcome is not None and interp.terminal(final):

@@ -270,7 +270,7 @@ def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None
             out.append((position, _check_config(job.model, config, job.props, options)[0]))
             continue
         # The options that differ are read by nothing: the exploration is the same one.
-        out.append((position, [result_of(job.model, config, prop, exploration[prop.id]) for prop in job.props]))
+        out.append((position, [result_of(job.model, config, prop, exploration[prop.id], options.reuse) for prop in job.props]))
     return out
 
 
@@ -332,7 +332,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     complete = reused[1][1] if reused[1] is not None else engine.complete
     if reused[0] is not None and reused[1] is None:
         verdict_cache.store(reused[0], verdicts, complete)
-    results = [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
+    results = [result_of(model, config, prop, verdicts[prop.id], options.reuse) for prop in props]
     if options.engine == "auto" and not complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
@@ -381,9 +381,10 @@ def symbolic_results(model: Model, config: Config, props: list[BoundProperty], o
     return [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
 
 
-def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict) -> Result:
+def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict, reuse: bool = False) -> Result:
     """The one place a verdict becomes a `Result`: its evidence is replayed and confirmed in the
-    interpreter (`build_trace`), under the configuration the engine chose when it chose one."""
+    interpreter (`build_trace`), under the configuration the engine chose when it chose one
+    (`reuse`: facts of the configuration the verdict cache keeps may come from it)."""
     cfg = verdict.config or config
     result = Result(
         model=model, prop=prop.prop, config=cfg, status=verdict.status, engine=verdict.engine, bound=verdict.bound,
@@ -392,7 +393,7 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
     )
     if verdict.has_evidence:
         assert verdict.path is not None
-        result.trace = build_trace(model, cfg, prop, verdict.path, verdict.shape, verdict.note, verdict.loop_start, verdict.last_action, verdict.branches, verdict.loop_exits)
+        result.trace = build_trace(model, cfg, prop, verdict.path, verdict.shape, verdict.note, verdict.loop_start, verdict.last_action, verdict.branches, verdict.loop_exits, reuse=reuse)
         if result.trace.loop_deciders is not None:
             result.detail = describe_deciders(result.trace.loop_deciders)
     elif verdict.has_witness:

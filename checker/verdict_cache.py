@@ -12,8 +12,10 @@ once every property was decided, never one a time limit stopped. A reused verdic
 replayed in the interpreter like any other (`runner.result_of`), so evidence is still confirmed
 on every run; its `seconds` are 0, and the summary counts the combinations taken from here.
 
-The folder is `.rulecheck-cache/verdicts` under the working directory, as the Readings and
-growth caches are, or `$RULECHECK_VERDICTS`; `rulecheck check --fresh` neither reads nor writes it.
+Beside them: facts of a configuration alone that the evidence needs (`remembered`: whether a
+chance-sustained loop's game ends surely). The folder is `.rulecheck-cache/verdicts` under the
+working directory, as the Readings and growth caches are, or `$RULECHECK_VERDICTS`; `rulecheck
+check --fresh` neither reads nor writes it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import dataclasses
 import hashlib
 import os
 import pickle
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from checker.lang.compile_cache import code_digest, source_digest
 from checker.lang.model import Config, Model
@@ -32,6 +35,7 @@ from checker.verdict import Verdict
 CACHE_DIR = os.path.join(".rulecheck-cache", "verdicts")
 FORMAT = "verdicts-1"  # changes when what is stored changes shape
 _DETERMINED = ("exhaustive", "state budget", "every property decided")  # how an exploration ended without a clock
+T = TypeVar("T")
 _PROPS: dict[int, tuple[list[BoundProperty], str]] = {}  # id -> (the list, its digest): a model's jobs share one list
 
 
@@ -41,18 +45,41 @@ def cache_dir() -> str:
 
 def key(model: Model, config: Config, props: list[BoundProperty], options: Any) -> str | None:
     """The content key of one configuration's verdicts (None: a model file is gone or unreadable)."""
+    budget = options.budget
+    return _config_key(model, config, _props_digest(props), repr((options.engine, budget.max_states, budget.timeout, budget.stop_when_decided, options.backend, options.witnesses, options.symmetry)))
+
+
+def _config_key(model: Model, config: Config, *parts: str) -> str | None:
     try:
         sources = source_digest(model.path)
     except OSError:
         return None
-    budget = options.budget
     digest = hashlib.sha256(FORMAT.encode())
     digest.update(code_digest().encode())
     digest.update(sources.encode())
     digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()))).encode())
-    digest.update(_props_digest(props).encode())
-    digest.update(repr((options.engine, budget.max_states, budget.timeout, budget.stop_when_decided, options.backend, options.witnesses, options.symmetry)).encode())
+    for part in parts:
+        digest.update(b"\0" + part.encode())
     return digest.hexdigest()[:32]
+
+
+def remembered(fact: str, model: Model, config: Config, compute: Callable[[], T]) -> T:
+    """`compute()`, a fact of one configuration alone that no clock decides (`fact` names it
+    with its budget), kept by content beside the verdicts: whether a chance-sustained loop's
+    game ends surely explores the whole game again, about a second each, and was a third of a
+    run over unchanged models."""
+    name = _config_key(model, config, fact)
+    path = os.path.join(cache_dir(), f"{fact}-{name}.pickle") if name is not None else None
+    if path is not None:
+        try:
+            with open(path, "rb") as handle:
+                return pickle.load(handle)  # noqa: S301 - written below
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+            pass
+    value = compute()
+    if path is not None:
+        _write(path, value)
+    return value
 
 
 def load(name: str) -> tuple[dict[str, Verdict], bool] | None:
@@ -72,13 +99,16 @@ def store(name: str, verdicts: dict[str, Verdict], complete: bool) -> None:
     """Keep the verdicts when no time limit decided any of them (written whole or not at all)."""
     if not verdicts or not all(_determined(v) for v in verdicts.values()):
         return
-    folder = cache_dir()
-    path = os.path.join(folder, f"{name}.pickle")
+    _write(os.path.join(cache_dir(), f"{name}.pickle"), (verdicts, complete))
+
+
+def _write(path: str, value: object) -> None:
+    """Whole or not at all (worker processes may write the same entry at once)."""
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "wb") as handle:
-            pickle.dump((verdicts, complete), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(partial, path)
     except OSError:
         pass  # an unwritable cache only means the next run explores again

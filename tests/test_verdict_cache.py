@@ -79,3 +79,21 @@ def test_sets_are_keyed_in_the_same_order_whatever_the_string_hashing():
     code = "from checker.verdict_cache import _canonical; print(repr(_canonical({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1
+
+
+def test_a_fact_of_a_configuration_is_computed_once_per_content(project):
+    from checker.lang.build import load_model
+
+    model = load_model(str(project / "models" / "duel" / "duel.yaml"))
+    config = model.default_config()
+    asked = []
+
+    def decide() -> bool:
+        asked.append(1)
+        return True
+
+    assert verdict_cache.remembered("ends-surely-test", model, config, decide) is True
+    assert verdict_cache.remembered("ends-surely-test", model, config, decide) is True
+    assert len(asked) == 1
+    assert verdict_cache.remembered("ends-surely-other", model, config, decide) is True  # another fact, another entry
+    assert len(asked) == 2
