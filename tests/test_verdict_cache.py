@@ -97,3 +97,21 @@ def test_a_fact_of_a_configuration_is_computed_once_per_content(project):
     assert len(asked) == 1
     assert verdict_cache.remembered("ends-surely-other", model, config, decide) is True  # another fact, another entry
     assert len(asked) == 2
+
+
+def test_a_rerun_takes_whether_a_chance_loop_ends_surely_from_the_cache(tmp_path, monkeypatch):
+    from checker import evidence
+    from tests.test_property_kinds import LOOPS, run
+
+    suite = "- id: ends\n  kind: terminates\n  expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}\n"
+    first = run(tmp_path, LOOPS, suite)[("ends", "loop=chance")].trace
+    assert first.game_ends_surely is True
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("explored the whole game again")
+
+    monkeypatch.setattr(evidence, "ends_surely", not_again)
+    again = run(tmp_path, LOOPS, suite)[("ends", "loop=chance")]
+    assert again.reused and again.trace.game_ends_surely is True and "ends with probability 1" in again.trace.note
+    with pytest.raises(AssertionError, match="explored the whole game again"):
+        run(tmp_path, LOOPS, suite, reuse=False)
