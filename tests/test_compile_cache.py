@@ -10,6 +10,7 @@ import shutil
 from checker.lang import compile_cache
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.lang.model import Config
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -39,7 +40,7 @@ def test_cached_code_behaves_as_generated_and_misses_on_change(tmp_path, monkeyp
     config = model.default_config()
     fresh = CompiledModel(model, config)
     stored = os.listdir(tmp_path / "cache" / "python")
-    assert len(stored) == 1
+    assert len({os.stat(tmp_path / "cache" / "python" / name).st_ino for name in stored}) == 1  # one code, under its source's and its configuration's names
     compile_cache._MEMORY.clear()  # a new process: the code comes from disk
     generated = []
     monkeypatch.setattr(CompiledModel, "_successor_source", lambda self: generated.append(1) or "")
@@ -97,3 +98,25 @@ def test_extends_is_read_once_per_text_and_an_edit_is_seen(tmp_path, monkeypatch
     with open(path, "a") as handle:
         handle.write("\n# an edit\n")
     assert compile_cache.source_digest(path) != first and len(built) == 2
+
+
+def test_configurations_whose_source_is_the_same_compile_it_once(tmp_path, monkeypatch):
+    """A reading that nothing in the successor function reads gives the same source: it is
+    compiled once, in this process and from disk in another; a different source is compiled."""
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(compile_cache, "_MEMORY", {})
+    model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    first = model.default_config()
+    second = first.with_readings({"tie": "defender"})
+    compiled: list[str] = []
+    monkeypatch.setattr(compile_cache, "compile", lambda source, name, mode: compiled.append(source) or compile(source, name, mode), raising=False)
+    monkeypatch.setattr(CompiledModel, "_successor_source", lambda self: "def successors(s):\n    return []\n")
+    CompiledModel(model, first)
+    CompiledModel(model, second)
+    assert len(compiled) == 1
+    compile_cache._MEMORY.clear()  # a new process: the source's code is on disk, under its text
+    CompiledModel(model, Config({**first.constants, "target": 5}, first.readings))
+    assert len(compiled) == 1
+    monkeypatch.setattr(CompiledModel, "_successor_source", lambda self: "def successors(s):\n    return [(0, s)]\n")
+    CompiledModel(model, Config({**first.constants, "target": 4}, first.readings))
+    assert len(compiled) == 2

@@ -20,6 +20,7 @@ from types import CodeType
 from typing import Any
 
 from checker.errors import ModellingError
+from checker.lang import emit_memo
 from checker.lang.compile_cache import successor_code
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.lang.interp import Interpreter
@@ -32,6 +33,7 @@ _NOVALUE = object()
 MAX_TEXT_NESTING = 40  # brackets in generated code; Python's parser allows 200
 _FIELD_READ = re.compile(r"\(\(s >> (\d+)\) & (\d+)\)")  # `Emitter.read` of a field not at offset 0
 MAX_BLOCK_DEPTH = 60  # indented blocks in generated code; Python's tokenizer allows 100
+REMEMBERED = frozenset({Agg, Call, Cond})  # the nodes whose code `emit_memo` keeps: the ones that unroll or nest (for smaller ones the lookup costs more than emitting; measured on Ultimate)
 
 
 @dataclass
@@ -193,6 +195,9 @@ class Emitter:
     cached: set[tuple[str, int]] = field(default_factory=set)
     helpers: dict[str, str] = field(default_factory=dict)  # hoisted expression text -> function name
     limit: WorkLimit | None = None  # the budget for unrolling aggregates
+    touched: set[tuple[str, int]] | None = None  # when a set: every field `read` adds itself (`emit_memo`)
+    hoists: int = 0  # how many times `hoist` was called (code whose emission hoisted is not remembered)
+    remembering: emit_memo.Remembering | None = None  # code kept across configurations (`emit_memo`)
 
     # -- values ------------------------------------------------------------------------
     def encode(self, value: Any, expr: Expr) -> Any:
@@ -210,6 +215,40 @@ class Emitter:
 
     # -- expressions ---------------------------------------------------------------------
     def emit(self, expr: Expr, env: dict[str, Any], state: str = "s") -> Code:
+        if self.remembering is not None and type(expr) in REMEMBERED:
+            return self._remembered(expr, env, state)
+        return self._emit(expr, env, state)
+
+    def _remembered(self, expr: Expr, env: dict[str, Any], state: str) -> Code:
+        """`_emit`, once per process for everything its text depends on (`emit_memo`)."""
+        assert self.remembering is not None
+        key = self.remembering.expression_key(expr, env, state)
+        kept = self.remembering.memo.find(key, self.cached)
+        if kept is None:
+            kept = self.tracked(key, lambda: self._emit(expr, env, state), lambda code: len(code.text))
+        elif self.touched is not None:
+            self.touched |= kept.reads
+        return kept.made
+
+    def tracked(self, key: tuple, make: Callable[[], Any], size: Callable[[Any], int]) -> emit_memo.Kept:
+        """What `make` emits, with the fields it read and, unless it hoisted a helper (whose
+        name depends on what came before), kept under `key`."""
+        assert self.remembering is not None
+        outer, hoists, before = self.touched, self.hoists, set(self.cached)
+        self.touched = set()
+        try:
+            made = make()
+            reads = frozenset(self.touched)
+        finally:
+            self.touched = outer
+        if outer is not None:
+            outer |= reads
+        kept = emit_memo.Kept(reads, frozenset(r for r in reads if r in before), made, frozenset(self.cached - before))
+        if self.hoists == hoists:
+            self.remembering.memo.keep(key, kept, size(made))
+        return kept
+
+    def _emit(self, expr: Expr, env: dict[str, Any], state: str) -> Code:
         method = getattr(self, f"emit_{type(expr).__name__}")
         code = method(expr, env, state)
         if not code.const and len(code.text) > 2 * MAX_TEXT_NESTING and _nesting(code.text) > MAX_TEXT_NESTING:
@@ -220,6 +259,7 @@ class Emitter:
         """Move deeply nested code into a helper function and call it instead, so generated
         source never nests deeper than Python's parser and compiler allow, whatever the
         expression. The call is made exactly where the code stood: evaluation stays lazy."""
+        self.hoists += 1
         name = self.helpers.setdefault(code.text, f"_e{len(self.helpers)}")
         reads_old = re.search(r"\(o [>&]", code.text) is not None  # old(...) reads `o`
         return Code(f"{name}(s, o)" if reads_old else f"{name}(s)")
@@ -311,6 +351,8 @@ class Emitter:
     def read(self, state: str, offset: int, mask: int) -> str:
         key = (state, offset)
         self.reads[key] += 1
+        if self.touched is not None:
+            self.touched.add(key)
         if key in self.cached:
             return f"{state}_{offset}"
         if offset == 0:
@@ -596,6 +638,8 @@ class ScreenSource:
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
+    remembers_blocks = True  # generated blocks are kept for the model's other configurations (`emit_memo`)
+
     def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None, lazy: bool = False) -> None:
         """With a limit, every enumeration (instances, aggregate terms, initial states) stops
         with `OutOfBudget` once it would exceed the budget.
@@ -723,6 +767,8 @@ class CompiledModel:
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()  # the counting pass's helpers read fields their own way
+        if self.remembers_blocks:
+            emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit.max_items if self.limit is not None else None)
         lines: list[str] = []
         forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
         free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
@@ -836,21 +882,39 @@ class CompiledModel:
         return layout.base + element.value * layout.width, encoded
 
     def _plain_block(self, emitter: Emitter, item: _Pending, pad: str) -> list[str]:
+        guard, block = self._remembered_block(emitter, item)
+        if block is None:
+            return []
+        if guard.const:
+            return [f"{pad}{line}" for line in block]
+        return [f"{pad}if {guard.text}:"] + [f"{pad}    {line}" for line in block]
+
+    def _guarded_block(self, emitter: Emitter, item: _Pending) -> tuple[Code, tuple[str, ...] | None]:
+        """The block's guard and its effect lines (None: the guard is false whatever the state)."""
         instance = item.instance
         env = self.encoded_params(instance)
         guard = _lit(True)
         for conjunct in item.conjuncts:
             guard = self._and(guard, emitter.emit(conjunct, env))
             if guard.const and not guard.value:
-                return []
+                return guard, None
         if instance.action.weight is not None:
             guard = self._and(guard, emitter.arith(">", emitter.emit(instance.action.weight, env), _lit(0)))
             if guard.const and not guard.value:
-                return []
-        block = share(self._read_fields_once(emitter, self._effect_block(emitter, instance, env, "f" if instance.forced else "r")))
-        if guard.const:
-            return [f"{pad}{line}" for line in block]
-        return [f"{pad}if {guard.text}:"] + [f"{pad}    {line}" for line in block]
+                return guard, None
+        return guard, tuple(share(self._read_fields_once(emitter, self._effect_block(emitter, instance, env, "f" if instance.forced else "r"))))
+
+    def _remembered_block(self, emitter: Emitter, item: _Pending) -> tuple[Code, tuple[str, ...] | None]:
+        """`_guarded_block`, made once per process for everything its text depends on
+        (`checker.lang.emit_memo`)."""
+        if emitter.remembering is None:
+            return self._guarded_block(emitter, item)
+        key = emitter.remembering.block_key(item.instance, len(item.conjuncts))
+        kept = emitter.remembering.memo.find(key, emitter.cached)
+        if kept is None:
+            return emitter.tracked(key, lambda: self._guarded_block(emitter, item), lambda made: sum(len(line) for line in made[1] or ())).made
+        emitter.cached.update(kept.names)
+        return kept.made
 
     def _read_fields_once(self, emitter: Emitter, lines: list[str]) -> list[str]:
         """`lines` with each field they read more than once named `s_N` (and read once, where

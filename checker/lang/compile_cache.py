@@ -127,22 +127,52 @@ def successor_code(model: Model, config: Config, max_states: int | None, generat
             return _remember(key, code)
     except (OSError, ValueError, EOFError, TypeError, zlib.error):
         pass
-    code = compile(generate(), name, "exec")
+    code, stored = _compiled(generate(), name)
+    if stored is not None:  # the same bytes under the configuration's names, not stored again
+        _link(stored, path)
+        if unbounded is not None and not os.path.exists(_path(unbounded)):
+            _link(stored, _path(unbounded))
+    if unbounded is not None:
+        _remember(unbounded, code)
+    return _remember(key, code)
+
+
+def _compiled(source: str, name: str) -> tuple[CodeType, str | None]:
+    """The compiled code of a generated source, and the cache file holding it (None when it
+    cannot be written): compiled once per text, since a third of the configurations a cold
+    check generates come out the same as another (the readings they change are read by nothing
+    the successor function computes), and compiling Show'n'Go's 1.3 MB source costs a second."""
+    key = "source-" + hashlib.sha256(f"{sys.version}\0{name}\0{source}".encode()).hexdigest()[:32]
+    path = _path(key)
+    if key in _MEMORY:
+        return _MEMORY[key], path if os.path.exists(path) else None
+    try:
+        with open(path, "rb") as handle:
+            code = marshal.loads(zlib.decompress(handle.read()))
+        if isinstance(code, CodeType):
+            return _remember(key, code), path
+    except (OSError, ValueError, EOFError, TypeError, zlib.error):
+        pass
+    code = _remember(key, compile(source, name, "exec"))
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "wb") as handle:
             handle.write(zlib.compress(marshal.dumps(code), 1))
         os.replace(partial, path)
-        if unbounded is not None and not os.path.exists(_path(unbounded)):
-            partial = f"{_path(unbounded)}.{os.getpid()}.tmp"
-            os.link(path, partial)  # the same bytes, not stored twice
-            os.replace(partial, _path(unbounded))
+    except OSError:
+        return code, None
+    return code, path
+
+
+def _link(stored: str, path: str) -> None:
+    """`path` made another name of the cache file `stored` (nothing when it cannot be)."""
+    try:
+        partial = f"{path}.{os.getpid()}.tmp"
+        os.link(stored, partial)
+        os.replace(partial, path)
     except OSError:
         pass
-    if unbounded is not None:
-        _remember(unbounded, code)
-    return _remember(key, code)
 
 
 def _path(key: str) -> str:

@@ -1,0 +1,141 @@
+"""Generated code kept across a model's configurations (`checker.lang.emit_memo`): the successor
+source is the same bytes as generated from scratch, whatever configurations came before and in
+whatever order, and a later configuration does reuse what an earlier one made."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.lang import emit_memo
+from checker.lang.build import load_model
+from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model
+from tests.conftest import write
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _nested(depth: int) -> str:
+    """An expression whose generated code nests deeper than the emitter allows, so it is
+    hoisted into a helper (whose name depends on what was emitted before it)."""
+    text = "deck[k]"
+    for level in range(depth):
+        text = f"(deck[low] * (bonus + {text}))" if level % 2 == 0 else f"(deck[high] + (2 * {text}))"
+    return text
+
+
+HOISTING = f"""\
+game: Hoisting
+id: hoisting
+players: [ann, bob]
+domains:
+  kind: [low, high]
+constants:
+  bonus: {{type: int, range: [0, 3], default: 1}}
+readings:
+  order:
+    clause: m-1
+    question: Who moves after a take?
+    options: {{passes: the next player, stays: the same player}}
+    default: passes
+state:
+  deck: {{type: "int[0..4]", of: kind}}
+  turn: player
+  over: bool
+init:
+  deck: 2
+  turn: ann
+  over: false
+terminal: over
+actions:
+  take:
+    by: turn
+    for: {{k: kind}}
+    when: deck[k] > 0 and {_nested(30)} >= 0
+    do:
+      deck[k]: deck[k] - 1
+      turn: succ(turn) if reading.order == passes else turn
+    rule: m-1
+  peek:
+    by: turn
+    for: {{k: kind}}
+    when: deck[k] > bonus and {_nested(12)} > 3
+    do: {{turn: succ(turn)}}
+    rule: m-1
+  hand_over:
+    by: turn
+    when: turn == ann and turn != bob
+    do: {{turn: succ(turn)}}
+    only: {{order: stays}}
+    rule: m-1
+  stop:
+    by: rules
+    when: deck[low] == 0 and deck[high] == 0
+    do: {{over: true, turn: succ(turn)}}
+    rule: m-2
+clauses:
+  m-1: {{at: "1", says: "Take a card."}}
+  m-2: {{at: "2", says: "Stop when the deck is empty."}}
+"""
+
+
+# `hand_over` exists under one reading only, and its guard reads `turn` twice: the read-counting
+# pass then names `turn` (`s_N`) under that reading only, so `stop`'s effect is spelled
+# differently under the two, and kept code must not be reused across them.
+
+
+def _configs(model: Model) -> list[Config]:
+    """Every reading option, each with every value of the first two ranged constants that
+    the model's ranges allow near their defaults."""
+    base = model.default_config()
+    readings = [base.readings] + [{**base.readings, name: option} for name, reading in model.readings.items() for option in reading.options if option != base.readings[name]]
+    ranged = [c for c in model.constants.values() if not c.is_table and c.elem.lo is not None][:2]
+    constants = [base.constants] + [{**base.constants, c.name: v} for c in ranged for v in range(c.elem.lo, c.elem.hi + 1) if v != base.constants[c.name]][:4]
+    return [Config(values, chosen) for chosen in readings for values in constants]
+
+
+def _fresh(model: Model, config: Config) -> str:
+    emit_memo.forget()
+    return CompiledModel(model, config, lazy=True)._successor_source()
+
+
+def _models(tmp_path_factory) -> list[Model]:
+    folder = tmp_path_factory.mktemp("hoisting")
+    return [load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml")), load_model(write(folder, HOISTING))]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.data())
+def test_the_source_is_the_same_bytes_after_any_configurations_in_any_order(tmp_path_factory, data):
+    for model in _models(tmp_path_factory):
+        configs = _configs(model)
+        expected = {repr(c): _fresh(model, c) for c in configs}
+        emit_memo.forget()
+        for config in data.draw(st.permutations(configs)):
+            assert CompiledModel(model, config, lazy=True)._successor_source() == expected[repr(config)]
+
+
+def test_a_later_configuration_reuses_what_an_earlier_one_made(tmp_path_factory, monkeypatch):
+    found = []
+    real = emit_memo.ModelMemo.find
+    monkeypatch.setattr(emit_memo.ModelMemo, "find", lambda self, key, cached: found.append(real(self, key, cached)) or found[-1])
+    for model in _models(tmp_path_factory)[:1]:  # the duel: every construct of the language
+        first = model.default_config()
+        deviation = next(c for c in _configs(model) if c.readings != first.readings and c.constants == first.constants)
+        emit_memo.forget()
+        CompiledModel(model, first, lazy=True)._successor_source()
+        found.clear()
+        CompiledModel(model, deviation, lazy=True)._successor_source()
+        assert any(kept is not None for kept in found), model.id
+        assert any(kept is None for kept in found), model.id  # what the changed value reaches is made again
+
+
+def test_code_that_hoisted_a_helper_is_not_kept(tmp_path_factory):
+    model = _models(tmp_path_factory)[1]
+    source = _fresh(model, model.default_config())
+    assert "def _e0(" in source  # the model does hoist
+    kept = [k for entries in emit_memo.memo_of(model).kept.values() for k in entries]
+    assert kept and not any("_e" in repr(k.made) for k in kept)
