@@ -13,7 +13,7 @@ from checker.lang import emit_memo
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
-from tests.conftest import write
+from tests.conftest import MINI, write
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,68 +23,38 @@ def _nested(depth: int) -> str:
     hoisted into a helper (whose name depends on what was emitted before it)."""
     text = "deck[k]"
     for level in range(depth):
-        text = f"(deck[low] * (bonus + {text}))" if level % 2 == 0 else f"(deck[high] + (2 * {text}))"
+        text = f"(deck[low] * (cards + {text}))" if level % 2 == 0 else f"(deck[high] + (2 * {text}))"
     return text
 
 
-HOISTING = f"""\
-game: Hoisting
-id: hoisting
-players: [ann, bob]
-domains:
-  kind: [low, high]
-constants:
-  bonus: {{type: int, range: [0, 3], default: 1}}
-readings:
-  order:
-    clause: m-1
-    question: Who moves after a take?
-    options: {{passes: the next player, stays: the same player}}
-    default: passes
-state:
-  deck: {{type: "int[0..4]", of: kind}}
-  turn: player
-  over: bool
-init:
-  deck: 2
-  turn: ann
-  over: false
-terminal: over
-actions:
-  take:
+def _hoisting() -> str:
+    """The mini game (`tests/conftest.py`) with guards that nest deep enough to hoist, and an
+    action that exists under one reading only."""
+    text = MINI.replace("when: deck[k] > 0\n", f"when: deck[k] > 0 and {_nested(30)} >= 0\n")
+    text = text.replace("turn: succ(turn)\n    rule: m-1", "turn: succ(turn) if reading.order == ann_first else turn\n    rule: m-1")
+    text = text.replace("  stop:\n", f"""  peek:
     by: turn
     for: {{k: kind}}
-    when: deck[k] > 0 and {_nested(30)} >= 0
-    do:
-      deck[k]: deck[k] - 1
-      turn: succ(turn) if reading.order == passes else turn
-    rule: m-1
-  peek:
-    by: turn
-    for: {{k: kind}}
-    when: deck[k] > bonus and {_nested(12)} > 3
+    when: deck[k] > cards and {_nested(12)} > 3
     do: {{turn: succ(turn)}}
     rule: m-1
   hand_over:
     by: turn
     when: turn == ann and turn != bob
     do: {{turn: succ(turn)}}
-    only: {{order: stays}}
+    only: {{order: bob_first}}
     rule: m-1
   stop:
-    by: rules
-    when: deck[low] == 0 and deck[high] == 0
-    do: {{over: true, turn: succ(turn)}}
-    rule: m-2
-clauses:
-  m-1: {{at: "1", says: "Take a card."}}
-  m-2: {{at: "2", says: "Stop when the deck is empty."}}
-"""
+""")
+    text = text.replace("do: {over: true}", "do: {over: true, turn: succ(turn), 'deck[low]': cards if cards > 1 else 0}")
+    assert text.count("_first") == 5 and "deck[k] > 0 and" in text and "peek" in text and "over: true, turn" in text, "the mini game changed: rewrite this test's model"
+    return text
 
 
 # `hand_over` exists under one reading only, and its guard reads `turn` twice: the read-counting
 # pass then names `turn` (`s_N`) under that reading only, so `stop`'s effect is spelled
-# differently under the two, and kept code must not be reused across them.
+# differently under the two, and kept code must not be reused across them. `stop`'s conditional
+# on `cards` reads no field: only the constant's value tells its kept code apart.
 
 
 def _configs(model: Model) -> list[Config]:
@@ -104,7 +74,7 @@ def _fresh(model: Model, config: Config) -> str:
 
 def _models(tmp_path_factory) -> list[Model]:
     folder = tmp_path_factory.mktemp("hoisting")
-    return [load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml")), load_model(write(folder, HOISTING))]
+    return [load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml")), load_model(write(folder, _hoisting()))]
 
 
 @settings(max_examples=12, deadline=None)
