@@ -225,12 +225,12 @@ class Emitter:
         key = self.remembering.expression_key(expr, env, state)
         kept = self.remembering.memo.find(key, self.cached)
         if kept is None:
-            kept = self.tracked(key, lambda: self._emit(expr, env, state), lambda code: len(code.text))
+            kept = self.tracked(key, lambda: self._emit(expr, env, state), lambda code: len(code.text), expr)
         elif self.touched is not None:
             self.touched |= kept.reads
         return kept.made
 
-    def tracked(self, key: tuple, make: Callable[[], Any], size: Callable[[Any], int]) -> emit_memo.Kept:
+    def tracked(self, key: tuple, make: Callable[[], Any], size: Callable[[Any], int], node: Expr | None = None) -> emit_memo.Kept:
         """What `make` emits, with the fields it read and, unless it hoisted a helper (whose
         name depends on what came before), kept under `key`."""
         assert self.remembering is not None
@@ -243,7 +243,7 @@ class Emitter:
             self.touched = outer
         if outer is not None:
             outer |= reads
-        kept = emit_memo.Kept(reads, frozenset(r for r in reads if r in before), made, frozenset(self.cached - before))
+        kept = emit_memo.Kept(reads, frozenset(r for r in reads if r in before), made, frozenset(self.cached - before), node)
         if self.hoists == hoists:
             self.remembering.memo.keep(key, kept, size(made))
         return kept
@@ -638,7 +638,7 @@ class ScreenSource:
 class CompiledModel:
     """A model under one configuration, as fast Python functions over packed states."""
 
-    remembers_blocks = True  # generated blocks are kept for the model's other configurations (`emit_memo`)
+    remembers_code = True  # generated blocks and expressions are kept for the model's other configurations (`emit_memo`)
 
     def __init__(self, model: Model, config: Config, limit: WorkLimit | None = None, lazy: bool = False) -> None:
         """With a limit, every enumeration (instances, aggregate terms, initial states) stops
@@ -767,7 +767,7 @@ class CompiledModel:
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()  # the counting pass's helpers read fields their own way
-        if self.remembers_blocks:
+        if self.remembers_code:
             emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit.max_items if self.limit is not None else None)
         lines: list[str] = []
         forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]

@@ -47,6 +47,7 @@ class Kept:
     named: frozenset[tuple[str, int]]  # those of `reads` spelled `s_N` when it was made
     made: Any  # the code (a block: `CompiledModel._guarded_block`'s value)
     names: frozenset[tuple[str, int]] = frozenset()  # a block: the fields it named `s_N` for the blocks after it
+    node: Any = None  # an expression's node, held so that the id in its key stays the node's
 
 
 class ModelMemo:

@@ -288,7 +288,7 @@ class NativeSource(CompiledModel):
     It reuses the Python compiler's instance list and guard dispatch (`_dispatch`,
     `_plain_block`), replacing only the effect blocks, which write words of `out[n]`."""
 
-    remembers_blocks = False  # one module serves every reading combination: nothing to reuse
+    remembers_code = False  # one module serves every reading combination: nothing to reuse
 
     def __init__(self, model: Model, config: Config, compiled: CompiledModel, props: list[BoundProperty]) -> None:
         self.model = model
