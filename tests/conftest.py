@@ -65,6 +65,15 @@ def own_verdict_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path_factory.mktemp("verdicts")))
 
 
+def mini_with_a_large_aggregate() -> str:
+    """The mini game whose `stop` unrolls an aggregate of 12 x 12 terms, more than anything else
+    the model enumerates: a budget of 143 refuses it there and nowhere before. `stop` consults
+    the reading and the aggregate does not (its code is the same under both, the block's not)."""
+    big = ", ".join(f"c{i}" for i in range(12))
+    return MINI.replace("  kind: [low, high]\n", f"  kind: [low, high]\n  big: [{big}]\n").replace(
+        "do: {over: true}", "do: {over: count(a == b for a in big for b in big) > (0 if reading.order == ann_first else 1)}")
+
+
 def write(tmp_path, text: str, name: str = "model.yaml", folder: str = "game") -> str:
     """Write a model file under tmp_path/models/<folder>/ and return its path."""
     directory = tmp_path / "models" / folder

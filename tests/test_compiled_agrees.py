@@ -348,7 +348,7 @@ def test_instances_sharing_leading_tests_test_them_once_with_the_same_moves_in_t
         model = load_model(write(tmp_path, _shared_prefix_model(shared), f"shared{shared}.yaml", f"shared{shared}"))
         config = model.default_config()
         grouped = CompiledModel(model, config)
-        source = grouped._successor_source()
+        source = grouped._successor_source().text
         if shared == 3:  # once for the eight instances of `place` and `roll`, not once each
             assert source.count(" != 9)") == 1, source
         states, problems = successor_disagreements(model, config)
@@ -358,7 +358,7 @@ def test_instances_sharing_leading_tests_test_them_once_with_the_same_moves_in_t
             line for item in pending for line in self._plain_block(emitter, item, pad)]
         try:
             namespace = dict(compile_module.HELPERS)
-            exec(compile(grouped._successor_source(), "<ungrouped>", "exec"), namespace)  # noqa: S102
+            exec(compile(grouped._successor_source().text, "<ungrouped>", "exec"), namespace)  # noqa: S102
         finally:
             compile_module.CompiledModel._plain_run = ungrouped_run
         ungrouped = namespace["successors"]

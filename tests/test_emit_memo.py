@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.lang import emit_memo
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.lang.compile_cache import GeneratedSource
 from checker.lang.model import Config, Model
-from tests.conftest import MINI, write
+from checker.limits import OutOfBudget, WorkLimit
+from tests.conftest import MINI, mini_with_a_large_aggregate, write
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,7 +70,7 @@ def _configs(model: Model) -> list[Config]:
     return [Config(values, chosen) for chosen in readings for values in constants]
 
 
-def _fresh(model: Model, config: Config) -> str:
+def _fresh(model: Model, config: Config) -> GeneratedSource:
     emit_memo.forget()
     return CompiledModel(model, config, lazy=True)._successor_source()
 
@@ -105,7 +108,25 @@ def test_a_later_configuration_reuses_what_an_earlier_one_made(tmp_path_factory,
 
 def test_code_that_hoisted_a_helper_is_not_kept(tmp_path_factory):
     model = _models(tmp_path_factory)[1]
-    source = _fresh(model, model.default_config())
+    source = _fresh(model, model.default_config()).text
     assert "def _e0(" in source  # the model does hoist
     kept = [k for entries in emit_memo.memo_of(model).kept.values() for k in entries]
     assert kept and not any("_e" in repr(k.made) for k in kept)
+
+
+def test_kept_code_carries_the_budget_it_needs(tmp_path):
+    """Kept code is reused under any budget (the budget only refuses), but records the most
+    terms its aggregates unrolled: a later configuration's source that reuses it (here in a
+    block made again) says it needs them, and a budget below them refuses as generating from
+    scratch does."""
+    model = load_model(write(tmp_path, mini_with_a_large_aggregate()))
+    first = model.default_config()
+    deviation = first.with_readings({"order": "bob_first"})  # `stop` is made again, its aggregate is kept
+    expected = _fresh(model, deviation)
+    assert expected.terms == 144
+    emit_memo.forget()
+    CompiledModel(model, first, lazy=True)._successor_source()
+    assert CompiledModel(model, deviation, lazy=True)._successor_source() == expected
+    with pytest.raises(OutOfBudget, match=r"\(144\)"):
+        CompiledModel(model, deviation, WorkLimit(143, float("inf")), lazy=True)._successor_source()
+    assert CompiledModel(model, deviation, WorkLimit(144, float("inf")), lazy=True)._successor_source() == expected

@@ -21,7 +21,7 @@ from typing import Any
 
 from checker.errors import ModellingError
 from checker.lang import emit_memo
-from checker.lang.compile_cache import successor_code
+from checker.lang.compile_cache import GeneratedSource, successor_code
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.lang.interp import Interpreter
 from checker.lang.layout import Layout
@@ -198,6 +198,7 @@ class Emitter:
     touched: set[tuple[str, int]] | None = None  # when a set: every field `read` adds itself (`emit_memo`)
     hoists: int = 0  # how many times `hoist` was called (code whose emission hoisted is not remembered)
     remembering: emit_memo.Remembering | None = None  # code kept across configurations (`emit_memo`)
+    terms: int = 0  # the most terms of any aggregate emitted: the least budget that lets this code be generated
 
     # -- values ------------------------------------------------------------------------
     def encode(self, value: Any, expr: Expr) -> Any:
@@ -223,27 +224,31 @@ class Emitter:
         """`_emit`, once per process for everything its text depends on (`emit_memo`)."""
         assert self.remembering is not None
         key = self.remembering.expression_key(expr, env, state)
-        kept = self.remembering.memo.find(key, self.cached)
+        kept = self.remembering.find(key, self.cached)
         if kept is None:
             kept = self.tracked(key, lambda: self._emit(expr, env, state), lambda code: len(code.text), expr)
-        elif self.touched is not None:
-            self.touched |= kept.reads
+        else:
+            self.terms = max(self.terms, kept.terms)
+            if self.touched is not None:
+                self.touched |= kept.reads
         return kept.made
 
     def tracked(self, key: tuple, make: Callable[[], Any], size: Callable[[Any], int], node: Expr | None = None) -> emit_memo.Kept:
         """What `make` emits, with the fields it read and, unless it hoisted a helper (whose
         name depends on what came before), kept under `key`."""
         assert self.remembering is not None
-        outer, hoists, before = self.touched, self.hoists, set(self.cached)
+        outer, hoists, before, terms = self.touched, self.hoists, set(self.cached), self.terms
         self.touched = set()
+        self.terms = 0
         try:
             made = make()
-            reads = frozenset(self.touched)
+            reads, made_terms = frozenset(self.touched), self.terms
         finally:
             self.touched = outer
+            self.terms = max(terms, self.terms)
         if outer is not None:
             outer |= reads
-        kept = emit_memo.Kept(reads, frozenset(r for r in reads if r in before), made, frozenset(self.cached - before), node)
+        kept = emit_memo.Kept(reads, frozenset(r for r in reads if r in before), made, frozenset(self.cached - before), node, made_terms)
         if self.hoists == hoists:
             self.remembering.memo.keep(key, kept, size(made))
         return kept
@@ -471,8 +476,10 @@ class Emitter:
         return Code(f"({value.text} if {test.text} else _fail({expr.message!r}))")
 
     def emit_Agg(self, expr: Agg, env: dict[str, Any], state: str) -> Code:
+        count = math.prod(d.size for _, d in expr.bound)
+        self.terms = max(self.terms, count)
         if self.limit is not None:
-            self.limit.count("the terms of an aggregate", math.prod(d.size for _, d in expr.bound))
+            self.limit.count("the terms of an aggregate", count)
             self.limit.clock("aggregate terms")
         names = [n for n, _ in expr.bound]
         terms: list[tuple[Code, Code]] = []  # (where, body)
@@ -759,7 +766,9 @@ class CompiledModel:
         return lambda value: emitter.decode(value, expr)
 
     # -- the successor function ----------------------------------------------------------
-    def _successor_source(self) -> str:
+    def _successor_source(self) -> GeneratedSource:
+        """The successor function's source, and the budget it needs (the most terms of an
+        aggregate it unrolled), under which the code cache serves it to budgeted checks."""
         emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
         for n, instance in enumerate(self.instances):  # a first pass only counts which fields guards read
             if self.limit is not None and n % 64 == 63:
@@ -768,7 +777,7 @@ class CompiledModel:
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()  # the counting pass's helpers read fields their own way
         if self.remembers_code:
-            emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit.max_items if self.limit is not None else None)
+            emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit)
         lines: list[str] = []
         forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
         free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
@@ -784,7 +793,7 @@ class CompiledModel:
         for _, offset in emitter.cached:
             mask = next(f.mask for f in self.layout.fields if f.offset == offset)
             reads[offset] = f"s_{offset} = (s >> {offset}) & {mask}" if offset else f"s_0 = s & {mask}"
-        return "\n".join([*emitter.helper_source(), "def successors(s):", *place_reads(lines, reads)]) + "\n"
+        return GeneratedSource("\n".join([*emitter.helper_source(), "def successors(s):", *place_reads(lines, reads)]) + "\n", emitter.terms)
 
     def _dispatch(self, emitter: Emitter, pending: list[_Pending], depth: int) -> list[str]:
         """Guarded effect blocks, nested under `if field == value` tests where guards share a
@@ -910,10 +919,11 @@ class CompiledModel:
         if emitter.remembering is None:
             return self._guarded_block(emitter, item)
         key = emitter.remembering.block_key(item.instance, len(item.conjuncts))
-        kept = emitter.remembering.memo.find(key, emitter.cached)
+        kept = emitter.remembering.find(key, emitter.cached)
         if kept is None:
             return emitter.tracked(key, lambda: self._guarded_block(emitter, item), lambda made: sum(len(line) for line in made[1] or ())).made
         emitter.cached.update(kept.names)
+        emitter.terms = max(emitter.terms, kept.terms)
         return kept.made
 
     def _read_fields_once(self, emitter: Emitter, lines: list[str]) -> list[str]:

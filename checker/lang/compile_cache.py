@@ -5,12 +5,15 @@ Generating and compiling a large model's successor function costs about a second
 combination (Show'n'Go's senior model: 1.3 MB of source, 517 action instances), a quarter of
 the bundled check's time. The cache key is computed from what the code is generated from,
 without generating it: the checker's own code, every YAML file of the model's folder and of the
-folders of what it extends (the model, its bases, its clauses), the model, the configuration and the state budget (which bounds
-the enumerations made while generating; code generated within a budget is also the code without
-one, and is cached under that key too). The value is the compiled code object (marshal,
-zlib-compressed: about 80 KB for that model), kept in memory for the rest of the process and on
-disk under `$RULECHECK_CACHE` (default `~/.cache/rulecheck`) in `python/`. A cache that cannot
-be read or written is ignored: the code is generated as without it.
+folders of what it extends (the model, its bases, its clauses), the model and the configuration.
+Not the state budget: it only refuses an enumeration larger than it, so the entry records the
+budget the generation needed and is served to every check whose budget allows it. The value is
+the compiled code object (marshal, zlib-compressed: about 80 KB for that model), stored once per
+generated source (`source-<hash>.bin`; configurations whose sources are the same share it) and
+named by each configuration's `<key>.entry` (the budget needed and the source's key), kept in
+memory for the rest of the process and on disk under `$RULECHECK_CACHE` (default
+`~/.cache/rulecheck`) in `python/`. A cache that cannot be read or written is ignored: the code is
+generated as without it.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ import sys
 import zlib
 from collections.abc import Callable
 from types import CodeType
+from typing import NamedTuple
 
 from checker.errors import RulecheckError
 from checker.lang.model import Config, Model
 
-_MEMORY: dict[str, CodeType] = {}
+_MEMORY: dict[str, CodeType] = {}  # by source key
 MEMORY_ENTRIES = 32  # code objects kept in the process (a large model's is about 2 MB)
+_ENTRIES: dict[str, tuple[int, str]] = {}  # configuration key -> (the budget its generation needs, its source's key)
 _CODE_DIGEST: str | None = None
 
 
@@ -96,87 +101,110 @@ def source_digest(model_path: str) -> str:
     return digest.hexdigest()
 
 
-def cache_key(model: Model, config: Config, max_states: int | None) -> str:
+class GeneratedSource(NamedTuple):
+    """A configuration's generated successor source, and the least state budget under which it
+    is generated (the most terms of an aggregate it unrolled; the budget refuses more)."""
+
+    text: str
+    terms: int
+
+
+def cache_key(model: Model, config: Config) -> str:
     digest = hashlib.sha256(code_digest().encode())
     digest.update(source_digest(model.path).encode())
-    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()), max_states)).encode())
+    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()))).encode())
     return digest.hexdigest()[:32]
 
 
-def successor_code(model: Model, config: Config, max_states: int | None, generate: Callable[[], str], name: str) -> CodeType:
+def successor_code(model: Model, config: Config, max_items: int | None, generate: Callable[[], GeneratedSource], name: str) -> CodeType:
     """The compiled successor code of a configuration: from the cache, or generated (by
-    `generate`), compiled and cached. Code generated under a state budget is also cached as the
-    code without one: the budget only refuses (`WorkLimit` raises, it never changes what is
-    emitted), so the trace confirmations' and other budget-free `CompiledModel`s of a
-    configuration the check has generated find its code (a cold Ultimate check generated every
-    configuration twice)."""
+    `generate`), compiled and cached. The budget only refuses (`WorkLimit` raises, it never
+    changes what is emitted), so the code is cached once per configuration with the budget its
+    generation needs, and served to any check whose budget allows that (or that has none): the
+    check's, the impact analysis's and the growth re-checks' budgets all differ, and keyed by the
+    budget a cold check generated 240 title-belt configurations for 153 distinct ones. A budget
+    too small for it generates again, which refuses as it always did."""
     try:
-        key = cache_key(model, config, max_states)
-        unbounded = cache_key(model, config, None) if max_states is not None else None
+        key = cache_key(model, config)
     except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
-        return compile(generate(), name, "exec")
-    if key in _MEMORY:
-        return _MEMORY[key]
-    path = _path(key)
+        return compile(generate().text, name, "exec")
+    entry = _entry(key)
+    if entry is not None and (max_items is None or entry[0] <= max_items):
+        return entry[1]
+    generated = generate()
+    code, source_key = _compiled(generated.text, name)
+    _store_entry(key, generated.terms, source_key, code)
+    return code
+
+
+def _entry(key: str) -> tuple[int, CodeType] | None:
+    """A configuration's cached (budget needed, code), from this process or from disk."""
+    if key in _ENTRIES:
+        terms, source_key = _ENTRIES[key]
+    else:
+        try:
+            with open(_path(key, "entry"), encoding="ascii") as handle:
+                text_terms, source_key = handle.read().split()
+            terms = int(text_terms)
+        except (OSError, ValueError):
+            return None
+    code = _code(source_key)
+    if code is None:
+        return None
+    _ENTRIES[key] = (terms, source_key)
+    return terms, code
+
+
+def _store_entry(key: str, terms: int, source_key: str, code: CodeType) -> None:
+    """Record which code a configuration's source compiled to (a line of text: the code itself
+    is stored once per source, under `source_key`)."""
+    _ENTRIES[key] = (terms, source_key)
+    _remember(source_key, code)
     try:
-        with open(path, "rb") as handle:
-            code = marshal.loads(zlib.decompress(handle.read()))
-        if isinstance(code, CodeType):
-            if unbounded is not None:
-                _remember(unbounded, code)
-            return _remember(key, code)
-    except (OSError, ValueError, EOFError, TypeError, zlib.error):
+        os.makedirs(os.path.dirname(_path(key, "entry")), exist_ok=True)
+        partial = f"{_path(key, 'entry')}.{os.getpid()}.tmp"
+        with open(partial, "w", encoding="ascii") as handle:
+            handle.write(f"{terms} {source_key}\n")
+        os.replace(partial, _path(key, "entry"))
+    except OSError:
         pass
-    code, stored = _compiled(generate(), name)
-    if stored is not None:  # the same bytes under the configuration's names, not stored again
-        _link(stored, path)
-        if unbounded is not None and not os.path.exists(_path(unbounded)):
-            _link(stored, _path(unbounded))
-    if unbounded is not None:
-        _remember(unbounded, code)
-    return _remember(key, code)
 
 
-def _compiled(source: str, name: str) -> tuple[CodeType, str | None]:
-    """The compiled code of a generated source, and the cache file holding it (None when it
-    cannot be written): compiled once per text, since a third of the configurations a cold
-    check generates come out the same as another (the readings they change are read by nothing
-    the successor function computes), and compiling Show'n'Go's 1.3 MB source costs a second."""
+def _compiled(source: str, name: str) -> tuple[CodeType, str]:
+    """The compiled code of a generated source and its key: compiled once per text, since a
+    third of the configurations a cold check generates come out the same as another (the
+    readings they change are read by nothing the successor function computes), and compiling
+    Show'n'Go's 1.3 MB source costs a second."""
     key = "source-" + hashlib.sha256(f"{sys.version}\0{name}\0{source}".encode()).hexdigest()[:32]
-    path = _path(key)
-    if key in _MEMORY:
-        return _MEMORY[key], path if os.path.exists(path) else None
-    try:
-        with open(path, "rb") as handle:
-            code = marshal.loads(zlib.decompress(handle.read()))
-        if isinstance(code, CodeType):
-            return _remember(key, code), path
-    except (OSError, ValueError, EOFError, TypeError, zlib.error):
-        pass
+    code = _code(key)
+    if code is not None:
+        return code, key
     code = _remember(key, compile(source, name, "exec"))
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
+        os.makedirs(os.path.dirname(_path(key)), exist_ok=True)
+        partial = f"{_path(key)}.{os.getpid()}.tmp"
         with open(partial, "wb") as handle:
             handle.write(zlib.compress(marshal.dumps(code), 1))
-        os.replace(partial, path)
-    except OSError:
-        return code, None
-    return code, path
-
-
-def _link(stored: str, path: str) -> None:
-    """`path` made another name of the cache file `stored` (nothing when it cannot be)."""
-    try:
-        partial = f"{path}.{os.getpid()}.tmp"
-        os.link(stored, partial)
-        os.replace(partial, path)
+        os.replace(partial, _path(key))
     except OSError:
         pass
+    return code, key
 
 
-def _path(key: str) -> str:
-    return os.path.join(cache_root(), "python", f"{key}.bin")
+def _code(source_key: str) -> CodeType | None:
+    """A source's compiled code, from this process or from disk (None: not cached)."""
+    if source_key in _MEMORY:
+        return _MEMORY[source_key]
+    try:
+        with open(_path(source_key), "rb") as handle:
+            code = marshal.loads(zlib.decompress(handle.read()))
+    except (OSError, ValueError, EOFError, TypeError, zlib.error):
+        return None
+    return _remember(source_key, code) if isinstance(code, CodeType) else None
+
+
+def _path(key: str, kind: str = "bin") -> str:
+    return os.path.join(cache_root(), "python", f"{key}.{kind}")
 
 
 def _remember(key: str, code: CodeType) -> CodeType:

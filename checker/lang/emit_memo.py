@@ -14,11 +14,13 @@ in this process, under everything its text is made from:
   variables) and which state it reads (`s`, or `o` for `old(...)`);
 - the values of the readings and constants the expression (for a block: its action's guard,
   weight and assignments) names: the only way a configuration reaches the emitter;
-- the state budget (an aggregate over it refuses, and code made without one must not stand in
-  for a refusal);
 - which of the fields it reads were named `s_N` when it was made (a read is spelled `s_N` or
   shift-and-mask): a later configuration may have named others, and the entry then applies only
   where the fields *it* reads are named alike.
+
+Kept code also records the most terms of an aggregate its emission unrolled: the state budget
+refuses an aggregate larger than it, so kept code is reused under no budget or one that allows
+that many, and otherwise made again (which refuses as it did before this memo).
 
 Code whose emission hoisted a helper function (`Emitter.hoist`) is not kept: the helper's name
 depends on what was emitted before it. Making a block names fields for the blocks after it
@@ -34,6 +36,7 @@ from typing import Any
 
 from checker.lang.expr import ConstRef, Expr, ReadingRef, children
 from checker.lang.model import Action, Config, Model
+from checker.limits import WorkLimit
 
 MODELS = 6  # models whose code a process keeps (the least recently used are dropped first)
 CHARS_PER_MODEL = 60_000_000  # a model's kept text past which its memo starts again
@@ -48,6 +51,7 @@ class Kept:
     made: Any  # the code (a block: `CompiledModel._guarded_block`'s value)
     names: frozenset[tuple[str, int]] = frozenset()  # a block: the fields it named `s_N` for the blocks after it
     node: Any = None  # an expression's node, held so that the id in its key stays the node's
+    terms: int = 0  # the most terms of an aggregate its emission unrolled (the budget it needs)
 
 
 class ModelMemo:
@@ -103,10 +107,10 @@ class ModelMemo:
 class Remembering:
     """One emission's view of its model's memo: the configuration's values and the budget."""
 
-    def __init__(self, memo: ModelMemo, config: Config, max_items: int | None) -> None:
+    def __init__(self, memo: ModelMemo, config: Config, limit: WorkLimit | None) -> None:
         self.memo = memo
         self.values = memo.values(config)
-        self.max_items = max_items
+        self.max_items = limit.max_items if limit is not None else None
         self._consulted: dict[int, tuple[int, ...]] = {}
 
     def consulted(self, expr: Expr) -> tuple[int, ...]:
@@ -115,13 +119,20 @@ class Remembering:
             out = self._consulted[id(expr)] = tuple(sorted(self.values[n] for n in self.memo.names(expr)))
         return out
 
+    def find(self, key: tuple, cached: set[tuple[str, int]]) -> Kept | None:
+        """Kept code for `key` that this budget lets be generated (`ModelMemo.find`)."""
+        kept = self.memo.find(key, cached)
+        if kept is not None and self.max_items is not None and kept.terms > self.max_items:
+            return None  # made again, so that the budget refuses it where it always did
+        return kept
+
     def expression_key(self, expr: Expr, env: dict[str, Any], state: str) -> tuple:
-        return (id(expr), state, tuple(env.items()), self.consulted(expr), self.max_items)
+        return (id(expr), state, tuple(env.items()), self.consulted(expr))
 
     def block_key(self, instance: Any, conjuncts: int) -> tuple:
         action = instance.action
         consulted = tuple(sorted(self.values[n] for n in self.memo.action_names(action)))
-        return ("block", instance.id, action.name, instance.params, conjuncts, consulted, self.max_items)
+        return ("block", instance.id, action.name, instance.params, conjuncts, consulted)
 
 
 def _frozen(value: Any) -> Any:
