@@ -3,15 +3,21 @@ subset of its tests, and the bracket-nesting measure that decides when generated
 
 from __future__ import annotations
 
-from hypothesis import given
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from checker.errors import Loc
+from checker.errors import Loc, ModellingError, RulecheckError
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel, _nesting
+from checker.lang.interp import Interpreter
 from checker.lang.typecheck import check_expr
 from checker.lang.types import BOOL
 from tests.conftest import write
+from tests.symbolic_support import bound_props, run, write_game
+from tests.test_engines_agree import models
 
 MINI = """\
 game: Mini
@@ -94,3 +100,33 @@ def test_screens_and_predicates_are_compiled_once_per_text(tmp_path):
     assert predicates[0].__code__ is predicates[1].__code__
     start = first.initial[0]
     assert screens[1](start) is True and predicates[1](start) is True
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_a_stale_screen_finds_what_one_built_again_at_every_decision_does(case):
+    """The explicit engine keeps a screen that still tests decided properties until keeping it
+    has cost what building it again would (`explicit.STALE_SCREEN_FACTOR`): which screen runs
+    must never change a verdict, a trace or a count. Compared at the two extremes, built again
+    at every decision (0) and never (infinity), on random models."""
+    from checker.engines import explicit
+
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model, _ = bound_props(path)
+        except RulecheckError:
+            assume(False)
+        assume(bool(Interpreter(model, model.default_config()).initial_states()))  # else nothing to explore
+        outcomes = []
+        for factor in (0.0, float("inf")):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(explicit, "STALE_SCREEN_FACTOR", factor)
+                try:
+                    results = run(path, "explicit")
+                except ModellingError as exc:  # a trace the interpreter does not replay: the same either way
+                    outcomes.append(repr(exc))
+                    continue
+            outcomes.append({pid: (r.status, r.states, r.detail, [repr(step) for step in r.trace.steps] if r.trace is not None else None) for pid, r in results.items()})
+        assert outcomes[0] == outcomes[1]

@@ -110,6 +110,8 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
 
     stopped_by = ""
     i = 0
+    asked = None  # (stuck, outcomes seen) when `settled` last answered: it reads nothing else, so it is asked again only when they change
+    answer = False
     while i < len(states):
         s = states[i]
         if ends[i]:
@@ -131,8 +133,11 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
                 graph.edges.append(add(t) if node is None else node)
             graph.close_node()
         i += 1
-        if (wanted or at_least) and len(states) >= at_least and settled():
-            break
+        if (wanted or at_least) and len(states) >= at_least:
+            if asked != (stuck, len(seen)):
+                asked, answer = (stuck, len(seen)), settled()
+            if answer:
+                break
     complete = i == len(states) and not stopped_by  # every found state expanded
     values: dict[str, bool | None] = {}
     for name in wanted:

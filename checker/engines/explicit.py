@@ -166,19 +166,40 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     started = time.perf_counter()
     last_report = started
 
-    screen = checks.screen(preds)
+    # The screen is built again for fewer properties once keeping the stale one (which still
+    # passes the states where decided properties' tests hold, each then tested one by one for
+    # nothing) has cost `STALE_SCREEN_FACTOR` times the time building it did: building a large
+    # model's screen (share and compile) cost as much as the rest of a small exploration, at
+    # every property decided. Which screen runs never changes what is found, only how fast.
+    screen: Callable[[int], bool] | None = None
+    rebuild_seconds = stale_seconds = 0.0  # what building the screen cost; what keeping it stale has cost since
+    narrowed = False  # the screen tests properties decided since it was built
+
+    def renew_screen(whatever: bool = False) -> None:
+        """The screen of the open properties, when they have narrowed and the stale one has
+        cost enough (or `whatever`)."""
+        nonlocal screen, rebuild_seconds, stale_seconds, narrowed
+        if whatever or (narrowed and (not preds or stale_seconds >= STALE_SCREEN_FACTOR * rebuild_seconds)):
+            building = time.perf_counter()
+            screen = checks.screen(preds)
+            rebuild_seconds, stale_seconds, narrowed = time.perf_counter() - building, 0.0, False
+
+    renew_screen(whatever=True)
 
     def discover(s: int, from_node: int) -> int:
+        nonlocal stale_seconds
         node = len(states)
         index[s] = node
         states.append(s)
         parent.append(from_node)
-        if screen is not None:
-            try:
-                if not screen(s):
-                    return node  # no open property is decided here, and none raises
-            except ModellingError:
-                pass  # the predicates one by one say which property and what error
+        if screen is None:
+            return node  # no open property
+        try:
+            if not screen(s):
+                return node  # no open property is decided here, and none raises
+        except ModellingError:
+            pass  # the predicates one by one say which property and what error
+        testing, known = time.perf_counter(), len(found)
         for prop, fn, deciding, verdict in preds:
             if prop.id in found:
                 continue
@@ -189,6 +210,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 continue
             if decided:
                 found[prop.id] = Finding(verdict, exp.path_to(node), note=KINDS[prop.kind].violation.format(expr=prop.prop.texts["expr"][0]))
+        if len(found) == known:
+            stale_seconds += time.perf_counter() - testing
         return node
 
     for s in compiled.initial:
@@ -221,8 +244,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 exp.layer_ends.append(len(states))
                 still_open = checks.open_state_preds()
                 if len(still_open) != len(preds):
-                    preds = still_open
-                    screen = checks.screen(preds)
+                    preds, narrowed = still_open, True
+                renew_screen()
                 if decided_all >= 0:  # coverage is decided once every action has fired
                     for prop in props:
                         if prop.kind == "coverage" and prop.id not in found and coverage(exp).status == "holds":
@@ -234,6 +257,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                         exp.stopped_by = "every property decided"
                         break
             if (i & 1023) == 0:
+                renew_screen()
                 now = time.perf_counter()
                 if now > deadline:
                     exp.stopped_by = f"timeout after {budget.timeout:g} s"
@@ -322,6 +346,7 @@ class _BudgetSpent(Exception):
     pass
 
 
+STALE_SCREEN_FACTOR = 1.0  # a stale screen is built again once keeping it has cost this many times what building it did (`explore`)
 CYCLE_LOOK_STATES = 4096  # a run that stops when decided first looks for a cycle at this many states
 
 
