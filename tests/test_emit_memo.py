@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checker.lang import compile as compile_module
 from checker.lang import emit_memo
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
@@ -80,15 +81,34 @@ def _models(tmp_path_factory) -> list[Model]:
     return [load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml")), load_model(write(folder, _hoisting()))]
 
 
+def _everything(model: Model, config: Config) -> tuple:
+    """Everything generated for `config` with the memo: the successor source, each guard, the
+    terminal condition and the outcome as a standalone function's source, and a screen of the
+    unparameterised ones."""
+    compiled = CompiledModel(model, config, lazy=True)
+    tests = [model.terminal, *(a.guard for a in model.actions.values() if not a.params), *(e for e in (model.outcome,) if e is not None)]
+    defined: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compile_module, "define", lambda source, filename, name: defined.append(source))
+        for instance in compiled.instances:
+            compiled.function(instance.action.guard, compiled.encoded_params(instance))
+        for expr in tests:
+            compiled.function(expr)
+    return compiled._successor_source(), defined, compiled.screen_source([(expr, True) for expr in tests])
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.data())
 def test_the_source_is_the_same_bytes_after_any_configurations_in_any_order(tmp_path_factory, data):
     for model in _models(tmp_path_factory):
         configs = _configs(model)
-        expected = {repr(c): _fresh(model, c) for c in configs}
+        expected = {}
+        for config in configs:
+            emit_memo.forget()
+            expected[repr(config)] = _everything(model, config)
         emit_memo.forget()
         for config in data.draw(st.permutations(configs)):
-            assert CompiledModel(model, config, lazy=True)._successor_source() == expected[repr(config)]
+            assert _everything(model, config) == expected[repr(config)]
 
 
 def test_a_later_configuration_reuses_what_an_earlier_one_made(tmp_path_factory, monkeypatch):

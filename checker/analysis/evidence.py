@@ -112,10 +112,12 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     i = 0
     asked = None  # (stuck, outcomes seen) when `settled` last answered: it reads nothing else, so it is asked again only when they change
     answer = False
+    edges = graph.edges
+    add_edge, add_start = edges.append, graph.starts.append  # bound once: called for every move and state
     while i < len(states):
         s = states[i]
         if ends[i]:
-            graph.close_node()
+            add_start(len(edges))
         else:
             try:
                 moves = successors(s)
@@ -130,8 +132,8 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
                 break
             for _, t in moves:
                 node = index.get(t)
-                graph.edges.append(add(t) if node is None else node)
-            graph.close_node()
+                add_edge(add(t) if node is None else node)
+            add_start(len(edges))
         i += 1
         if (wanted or at_least) and len(states) >= at_least:
             if asked != (stuck, len(seen)):

@@ -41,11 +41,13 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
     report = SimulationReport(games=games, finished=0)
     weights = weight_functions(compiled)
     outcome = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
+    terminal, successors = compiled.terminal, compiled.successors  # bound once: called at every step
+    names = [inst.action.name for inst in compiled.instances]
     for _ in range(games):
         state = rng.choice(compiled.initial)
         fired: set[str] = set()
         for step in range(max_steps + 1):
-            if compiled.terminal(state):
+            if terminal(state):
                 report.finished += 1
                 report.lengths.append(step)
                 report.outcomes[str(outcome(state)) if outcome else "finished"] += 1
@@ -54,7 +56,7 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
                 report.outcomes[f"unfinished after {max_steps} steps"] += 1
                 break
             try:
-                moves = compiled.successors(state)
+                moves = successors(state)
             except ModellingError as exc:
                 report.errors[exc.message] += 1
                 break
@@ -64,7 +66,7 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
                 break
             inst_id, state = choose_move(rng, compiled, moves, state, weights)
             report.moves += 1
-            fired.add(compiled.instances[inst_id].action.name)
+            fired.add(names[inst_id])
         report.fired.update(fired)
     return report
 

@@ -709,10 +709,17 @@ class CompiledModel:
     def encoded_params(self, instance: Instance) -> dict[str, Any]:
         return {name: (dom.code(value) if dom.is_enum else value) for (name, value), (_, dom) in zip(instance.params, instance.action.params)}
 
+    def _remembering(self, emitter: Emitter) -> Emitter:
+        """`emitter`, keeping and reusing code across this model's configurations (`emit_memo`)
+        where this generator does."""
+        if self.remembers_code:
+            emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit)
+        return emitter
+
     # -- standalone expressions ----------------------------------------------------------
     def function(self, expr: Expr, env: dict[str, Any] | None = None, with_old: bool = False) -> Callable:
         """A function of the packed state (and the old state) returning the encoded value."""
-        emitter = Emitter(self.model, self.config, self.layout, limit=self.limit)
+        emitter = self._remembering(Emitter(self.model, self.config, self.layout, limit=self.limit))
         code = emitter.emit(expr, env or {})
         args = "s, o" if with_old else "s"
         source = "\n".join([*emitter.helper_source(), f"def f({args}):", f"    return {code.text}"]) + "\n"
@@ -742,6 +749,7 @@ class CompiledModel:
             emitter.emit(expr, {})
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()
+        self._remembering(emitter)
         reads = []
         for _, offset in sorted(emitter.cached, key=lambda k: k[1]):
             mask = next(f.mask for f in self.layout.fields if f.offset == offset)
@@ -776,8 +784,7 @@ class CompiledModel:
             self._guard(emitter, instance)
         emitter.cached = {key for key, n in emitter.reads.items() if n >= 2 and key[0] == "s"}
         emitter.helpers.clear()  # the counting pass's helpers read fields their own way
-        if self.remembers_code:
-            emitter.remembering = emit_memo.Remembering(emit_memo.memo_of(self.model), self.config, self.limit)
+        self._remembering(emitter)
         lines: list[str] = []
         forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
         free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
