@@ -133,7 +133,7 @@ def successor_code(model: Model, config: Config, max_items: int | None, generate
         return entry[1]
     generated = generate()
     code, source_key = _compiled(generated.text, name)
-    _store_entry(key, generated.terms, source_key, code)
+    _store_entry(key, generated.terms, source_key)
     return code
 
 
@@ -155,11 +155,10 @@ def _entry(key: str) -> tuple[int, CodeType] | None:
     return terms, code
 
 
-def _store_entry(key: str, terms: int, source_key: str, code: CodeType) -> None:
+def _store_entry(key: str, terms: int, source_key: str) -> None:
     """Record which code a configuration's source compiled to (a line of text: the code itself
     is stored once per source, under `source_key`)."""
     _ENTRIES[key] = (terms, source_key)
-    _remember(source_key, code)
     try:
         os.makedirs(os.path.dirname(_path(key, "entry")), exist_ok=True)
         partial = f"{_path(key, 'entry')}.{os.getpid()}.tmp"

@@ -5,8 +5,9 @@ every grown bound of the growth re-checks: 880 generations in a cold check of th
 games, a fifth of its time (Ultimate's three-player model took 1.6 s a configuration). Yet a
 reading deviation changes the code of the few expressions that consult it, and the rest comes
 out the same. So, while the successor function is emitted (`CompiledModel._successor_source`,
-after its read-counting pass), each guarded block and each compound expression's code is kept,
-in this process, under everything its text is made from:
+after its read-counting pass), and the standalone functions and screens (`CompiledModel.function`,
+`screen_source`), each guarded block and each compound expression's code is kept, in this
+process, under everything its text is made from:
 
 - the model (the object: its actions, slots, layout), and for a block its instance (id, action,
   parameters) and how many guard conjuncts are still to test (the others were hoisted into the
