@@ -152,7 +152,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
-@click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (compiled with numba), python (the reference), auto (native when installed).")
+@click.option("--backend", type=click.Choice(["auto", "native", "vm", "python"]), default="auto", show_default=True, help="Explicit engine: native (each model compiled with numba), vm (the compiled bytecode interpreter), python (the reference), auto (past 20,000 states, a compiled model's code, else the bytecode interpreter, when numba is installed).")
 @click.option("--cluster", metavar="ADDRESS", help="Run the explorations on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786), or `local`: a cluster of --jobs worker processes on this machine (needs the `cluster` extra).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
@@ -293,12 +293,12 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
 
 
 def _backend(backend: str) -> str:
-    """--backend native is refused when the native back-end is not installed."""
+    """--backend native and vm are refused when the native back-end is not installed."""
     from checker.engines.native import unavailable_reason
 
-    reason = unavailable_reason() if backend == "native" else None
+    reason = unavailable_reason() if backend in ("native", "vm") else None
     if reason is not None:
-        raise RulecheckError(f"--backend native: {reason}")
+        raise RulecheckError(f"--backend {backend}: {reason}")
     return backend
 
 

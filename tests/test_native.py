@@ -43,14 +43,15 @@ def finding_key(f: explicit.Finding) -> tuple:
     return (f.status, [int(n) for n in f.path], f.shape, f.loop_start, f.note, f.detail, f.branch_instances, f.last_instance)
 
 
-def compare(model, config, props, budget: Budget | None = None) -> list[str]:
-    """Where the two back-ends differ on one configuration (empty when they agree)."""
+def compare(model, config, props, budget: Budget | None = None, bytecode: bool = False) -> list[str]:
+    """Where the two back-ends differ on one configuration (empty when they agree); with
+    `bytecode`, the native one runs the bytecode interpreter instead of the model's module."""
     budget = budget or Budget(200_000, 120.0)
     compiled = CompiledModel(model, config)
     need_graph = any(KINDS[p.kind].needs_edges for p in props)
     py_exp, py_found = explicit.explore(compiled, props, budget, need_graph=need_graph)
     try:
-        nat_exp, nat_found = engine.explore(compiled, props, budget, need_graph=need_graph)
+        nat_exp, nat_found = engine.explore(compiled, props, budget, need_graph=need_graph, bytecode=bytecode)
     except engine.NativeDeferred:
         property_errors = [f for f in py_found.values() if f.status == "error"]
         if py_exp.error is None and not property_errors:
@@ -306,26 +307,6 @@ def test_recorded_module_is_imported_without_generating_its_source(monkeypatch):
     assert same is module and again.words == source.words and len(again.instances) == len(source.instances)
 
 
-def test_price_is_recorded_and_read_without_generating_the_source(monkeypatch, tmp_path):
-    """`auto` prices compiling a model by its module's length: counted once (generating the
-    source), recorded in the native cache's index, then read in any process without generating
-    again (seconds for a large model, in every worker process that priced it)."""
-    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
-    monkeypatch.setattr(engine, "_SOURCES", {})
-    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    compiled = CompiledModel(model, model.default_config())
-    chars = engine.source_chars(compiled, props)
-    assert chars == len(engine.generate(compiled, props)[1])
-    assert os.path.isfile(engine._index_path(compiled, props) + ".chars")
-
-    def generate(*_args):
-        raise AssertionError("generated again")
-
-    monkeypatch.setattr(engine, "_SOURCES", {})  # as in a new process
-    monkeypatch.setattr(engine, "generate", generate)
-    assert engine.source_chars(compiled, props) == chars
-
-
 def test_modelling_error_is_left_to_the_reference():
     """A division by zero: the native engine defers and the Python engine reports it."""
     text = """\
@@ -401,8 +382,8 @@ def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch)
 
 
 def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
-    """`auto` does not pay a compilation for a small state space: with an empty cache the
-    Python engine decides it (and nothing is compiled)."""
+    """`auto` does not pay for loading native code on a small state space: with an empty cache
+    the Python engine decides it (and nothing native is written)."""
     import sys
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
@@ -415,12 +396,10 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     assert not os.path.exists(os.path.join(tmp_path, "native"))
 
 
-def test_auto_compiles_once_python_has_spent_what_compiling_costs(tmp_path, monkeypatch):
-    """`auto` compiles a model not yet compiled only once the Python engine's explorations past
-    the state threshold have cost, in this process, what compiling is expected to cost; until
-    then, and always for a model whose source is longer than `AUTO_COMPILE_CHARS` (Show'n'Go,
-    where numba takes minutes), the Python engine explores and nothing is compiled. The
-    thresholds are lowered so the small duel model stands in for a large one."""
+def test_auto_interprets_a_model_not_compiled_and_never_compiles_it(tmp_path, monkeypatch):
+    """Past the state threshold `auto` explores a model whose module is not compiled in the
+    bytecode interpreter, with the Python engine's results, and compiles nothing for it. The
+    threshold is lowered so the small duel model stands in for a large one."""
     import sys
 
     from checker.engines import native
@@ -428,38 +407,24 @@ def test_auto_compiles_once_python_has_spent_what_compiling_costs(tmp_path, monk
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
     for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setattr(native, "_SPENT", {})
-    monkeypatch.setattr(native, "_COST", {})
+    monkeypatch.setattr(engine, "_LOADED", {})
+    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
-    monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
     compiled = CompiledModel(model, model.default_config())
     py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
     reference = {k: finding_key(f) for k, f in explicit.decide(py_exp, props, py_found).items()}
-
-    def run() -> bool:
-        """One exploration under `auto`, checked against the reference; whether it was native."""
+    for _ in range(2):
         exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-        assert exp.complete and {k: finding_key(f) for k, f in found.items()} == reference
-        return isinstance(exp, engine.NativeExploration)
-
-    chars = engine.source_chars(compiled, props)
-    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars - 1)
-    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 0.0)
-    assert not run() and not run()  # too large: never compiled, however much Python spends
-    assert not glob.glob(os.path.join(tmp_path, "native", "*.py")) and not engine.is_compiled_cheaply(compiled, props)
-    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", chars)
-    monkeypatch.setattr(native, "_COST", {})
-    monkeypatch.setattr(native, "COMPILE_SECONDS_PER_CHAR", 1e6)
-    assert not run() and not run()  # compiling would cost more than Python has spent so far
-    assert not glob.glob(os.path.join(tmp_path, "native", "*.py")) and not engine.is_compiled_cheaply(compiled, props)
-    native._COST[engine.source_key(compiled, props)] = native._SPENT[engine.source_key(compiled, props)]
-    assert run() and engine.is_compiled_cheaply(compiled, props)  # Python has now spent as much: compiled
+        assert isinstance(exp, engine.NativeExploration) and exp.bytecode and exp.complete
+        assert {k: finding_key(f) for k, f in found.items()} == reference
+    assert not engine.is_compiled_cheaply(compiled, props)
+    written = glob.glob(os.path.join(tmp_path, "native", "*.py"))
+    assert [os.path.basename(p) for p in written] == [f"{engine.module_name(engine.vm_source())}.py"]  # the interpreter's module only
 
 
-def test_auto_goes_native_for_a_model_with_a_large_module_once_compiled(monkeypatch):
-    """Once compiled (`--backend native`, or here `engine.explore`), such a model is found in
-    the cache without generating its source, and `auto` explores it natively."""
+def test_auto_goes_native_for_a_compiled_model(monkeypatch):
+    """Once compiled (`--backend native`, or here `engine.explore`), a model is found in the
+    cache without generating its source, and `auto` explores it with its own module."""
     from checker.engines import native
 
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
@@ -467,11 +432,9 @@ def test_auto_goes_native_for_a_model_with_a_large_module_once_compiled(monkeypa
     engine.explore(compiled, props, Budget(10, 60.0))  # loads (or compiles) the module and records it
     assert engine.is_compiled_cheaply(compiled, props)
     monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
-    monkeypatch.setattr(native, "AUTO_CACHED_STATES", 3)
-    monkeypatch.setattr(native, "AUTO_PYTHON_STATES", 4)
-    monkeypatch.setattr(native, "AUTO_COMPILE_CHARS", engine.source_chars(compiled, props) - 1)
+    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-    assert isinstance(exp, engine.NativeExploration) and exp.complete
+    assert isinstance(exp, engine.NativeExploration) and not exp.bytecode and exp.complete
 
 
 def test_auto_goes_native_from_the_start_once_the_model_is_loaded():

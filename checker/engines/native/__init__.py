@@ -1,22 +1,24 @@
-"""The native back-end of the explicit engine: the whole exploration compiled with numba.
+"""The native back-end of the explicit engine: the whole exploration in compiled code.
 
 `explore_and_decide` is what the runner calls: the native engine when the back-end is available
-and can compile the model configuration, the pure-Python engine (the reference) otherwise, with
-a one-line notice on standard error when a model cannot be compiled (`auto` without numba
+and can run the model configuration, the pure-Python engine (the reference) otherwise, with
+a one-line notice on standard error when a model cannot be run natively (`auto` without numba
 installed is quietly the Python engine).
 
-Compiling a model takes seconds to minutes (numba and LLVM, once per model and machine: the
-result is cached on disk), and even loading compiled code costs about a second, more than the
-Python engine needs for a small state space. So `auto` starts every exploration in the Python
-engine and switches to the native one (from the start) only when it passes `AUTO_CACHED_STATES`
-states for a model already compiled, `AUTO_PYTHON_STATES` for one that must be compiled first;
-`native` always compiles. `auto` compiles a model only once the Python engine has spent, in this
-process, as much CPU time on the model's explorations past `AUTO_PYTHON_STATES` as compiling it is
-expected to cost (`COMPILE_SECONDS_PER_CHAR` times the length of its generated source; numba's
-time grows with it), and never one whose source is longer than `AUTO_COMPILE_CHARS`: such a model
-is explored natively only when it is already compiled.
-Once a model's module is loaded in the process (an earlier reading combination switched to it),
-`auto` explores the model's other combinations natively from the start.
+A model runs natively in one of two ways. Its own module (`codegen.py`), compiled by numba:
+the fastest, but compiling takes seconds to minutes per model (once per machine: the result is
+cached on disk). Or the bytecode interpreter (`vm.py`): compiled once per machine for every
+model, the model assembled into an array of instructions in a fraction of a second, a few
+times slower per state than its own module and several times faster than the Python engine.
+`--backend native` compiles the model's module; `--backend vm` always interprets its bytecode.
+`auto` (the default) starts every exploration in the Python engine, since loading native code
+costs about a second; past `AUTO_NATIVE_STATES` states it explores again natively from the
+start: with the model's module when one is already compiled (or loaded), else in the bytecode
+interpreter. It never compiles a model's module itself: that pays only for explorations far
+larger than the bundled games'. Once an exploration of a model has gone past the threshold in
+the process, or its module is loaded (an earlier reading combination used it), `auto` explores
+the model's other combinations natively from the start: their trials would mostly be thrown
+away (they were a third of a cold title-belt check).
 """
 
 from __future__ import annotations
@@ -36,21 +38,11 @@ from checker.lang.symmetry import Symmetry
 from checker.limits import OutOfBudget, WorkLimit
 from checker.verdict import EngineName, Verdict
 
-BACKENDS = ("auto", "native", "python")
-AUTO_PYTHON_STATES = 200_000  # auto: states the Python engine explores before a model is compiled
-AUTO_CACHED_STATES = 20_000  # ... before an already compiled model switches to it (loading numba costs about a second)
-# auto: what compiling a model is expected to cost, per character of its generated module: numba
-# took 0.3 to 0.4 CPU seconds per thousand characters on the 2-core benchmark machine
-# (benchmarks/README.md, issue 17).
-COMPILE_SECONDS_PER_CHAR = 0.0004
-# auto: the largest generated module it compiles (about 2.5 CPU minutes; Show'n'Go's base model,
-# the largest bundled one at 394,000 characters, took 176 CPU s); larger models go native only
-# once compiled (`--backend native`, or an earlier run).
-AUTO_COMPILE_CHARS = 400_000
-# auto, per model (source key) in this process: CPU seconds the Python engine spent on explorations
-# past AUTO_PYTHON_STATES states, and what compiling the model would cost.
-_SPENT: dict[tuple, float] = {}
-_COST: dict[tuple, float] = {}
+BACKENDS = ("auto", "native", "vm", "python")
+AUTO_NATIVE_STATES = 20_000  # auto: states the Python engine explores before native code takes over (loading it costs about a second)
+# auto: the models (source keys) an exploration of which in this process went past
+# AUTO_NATIVE_STATES: their other explorations (reading combinations, re-checks) skip the trial.
+_LARGE: set[tuple] = set()
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
@@ -90,49 +82,38 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         return exp, explicit.decide(exp, props, found)
     unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
     if unknown and backend != "python":
-        if backend == "native":
+        if backend in ("native", "vm"):
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
+    bytecode = backend == "vm"
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
-        cached = engine.is_compiled_cheaply(compiled, props)
         key = engine.source_key(compiled, props)
-        if not cached and _SPENT.get(key, 0.0) < _COST.get(key, float("inf")):
-            # Not worth compiling yet: the Python engine explores. Its large explorations are what
-            # compiling would speed up, so their time is counted, and the model is compiled once
-            # they have cost as much as compiling it would (so `auto` spends at most about twice
-            # what the better choice in hindsight would have).
-            started = time.process_time()
-            exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
-            if len(exp.states) > AUTO_PYTHON_STATES:
-                _SPENT[key] = _SPENT.get(key, 0.0) + time.process_time() - started
-                if key not in _COST:
-                    chars = engine.source_chars(compiled, props)
-                    _COST[key] = chars * COMPILE_SECONDS_PER_CHAR if chars <= AUTO_COMPILE_CHARS else float("inf")
-            return exp, explicit.decide(exp, props, found)
-        # Small explorations never pay for loading or compiling native code, so the Python engine
-        # tries first; a trial that ends the exploration is the result.
-        threshold = AUTO_CACHED_STATES if cached else AUTO_PYTHON_STATES
-        small = Budget(min(threshold, budget.max_states), budget.timeout, budget.stop_when_decided)
-        exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-        if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= threshold:
-            return exp, explicit.decide(exp, props, found)
-        budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
+        if key not in _LARGE:
+            # Small explorations never pay for loading native code, so the Python engine tries
+            # first; a trial that ends the exploration is the result.
+            small = Budget(min(AUTO_NATIVE_STATES, budget.max_states), budget.timeout, budget.stop_when_decided)
+            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
+            if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= AUTO_NATIVE_STATES:
+                return exp, explicit.decide(exp, props, found)
+            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
+            _LARGE.add(key)
+        bytecode = not engine.is_compiled_cheaply(compiled, props)
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:
             from checker.engines.native import engine
 
             try:
-                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph)
+                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph, bytecode)
             except engine.NativeUnsupported as exc:
                 notice(f"{compiled.model.id}: {exc}")
             except engine.NativeDeferred:
                 pass  # a modelling error: the reference engine reports it, with its message
             else:
                 return exp, engine.decide(exp, props, found)
-        elif backend == "native":
+        elif backend in ("native", "vm"):
             notice(reason)  # `auto` without numba is simply the Python engine
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found)
@@ -160,7 +141,7 @@ class ExplicitEngine:
         try:
             # `native` explores with its own module: the Python successor code is built only if
             # the Python engine runs after all (a fallback), which then counts as compiling.
-            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=options.backend == "native")
+            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=options.backend in ("native", "vm"))
         except OutOfBudget:
             self.compile_over_budget = True
             raise

@@ -342,7 +342,7 @@ class NativeSource(CompiledModel):
     # -- the module -----------------------------------------------------------------------------
     def module_source(self) -> str:
         parts = [
-            HEADER.format(words=self.words, instances=max(len(self.instances), 1)),
+            HEADER,
             self.successor_source(),
             self.predicate_function("terminal", self.model.terminal),
             self.state_props_source(),
@@ -628,10 +628,7 @@ HEADER = """\
 import numpy as np
 from numba import njit
 
-from checker.engines.native.runtime import EMPTY, LOW, _after, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401
-
-W = {words}
-NI = {instances}"""
+from checker.engines.native.runtime import EMPTY, LOW, _after, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401"""
 
 
 def driver_source() -> str:

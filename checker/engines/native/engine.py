@@ -27,7 +27,7 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
-from checker.engines.native.codegen import WORD, NativeSource
+from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
@@ -68,7 +68,7 @@ def _fingerprint() -> str:
 
     here = os.path.dirname(__file__)
     digest = hashlib.sha256(version("numba").encode())
-    for name in ("runtime.py", "driver.py.txt"):
+    for name in ("runtime.py", "driver.py.txt", "vm.py", "vm_module.py.txt"):
         with open(os.path.join(here, name), "rb") as fh:
             digest.update(fh.read())
     return digest.hexdigest()
@@ -139,27 +139,6 @@ def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     """Whether this configuration's module is already loaded in this process (asked without
     generating anything): exploring with it then costs no more than a Python exploration's setup."""
     return _LOADED.get(source_key(compiled, props)) in sys.modules
-
-
-def source_chars(compiled: CompiledModel, props: list[BoundProperty]) -> int:
-    """The length of this configuration's module source, which is what compiling it costs
-    (numba's time grows with it: benchmarks/README.md, issue 17); a model the generator cannot
-    handle counts as too large. The length is recorded in the native cache's index next to the
-    module's name (`_index_path`, the same key), so only the first process on a machine
-    generates the source to count it (about 3.5 CPU s for SMS's showdown model, in every worker
-    process that priced it before)."""
-    path = _index_path(compiled, props) + ".chars"
-    try:
-        with open(path) as fh:
-            return int(fh.read())
-    except (OSError, ValueError):
-        pass  # not recorded yet (or unreadable): count it
-    try:
-        chars = len(generate(compiled, props)[1])
-    except Exception:  # noqa: BLE001 - a model the generator cannot handle is simply not compiled
-        return sys.maxsize
-    _write_record(path, str(chars))
-    return chars
 
 
 def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
@@ -324,7 +303,8 @@ class NativeExploration(explicit.Exploration):
     term: np.ndarray
     module: ModuleType
     leads_props: list[BoundProperty]
-    rd: np.ndarray
+    bytecode: bool  # run by the bytecode interpreter, not the model's own module
+    rd: np.ndarray | tuple  # the readings (a compiled module) or the program's inputs (the bytecode interpreter)
     store_bytes: int  # what the visited store holds: the states, parents and hash table used (and the graph, when stored)
 
     def path_to(self, node: int) -> list[int]:
@@ -351,6 +331,32 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
 
 
+_PROGRAMS: dict[tuple, object] = {}  # source key -> the bytecode `Program` of that model and constants
+
+
+def vm_source() -> str:
+    """The bytecode interpreter's module: `vm_module.py.txt` and the exploration loop."""
+    with open(os.path.join(os.path.dirname(__file__), "vm_module.py.txt")) as fh:
+        return fh.read() + "\n\n" + DRIVER
+
+
+def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType, tuple]:
+    """The bytecode interpreter's module (one for every model, compiled once per machine), this
+    configuration's generator (its instance numbers) and the program's inputs. The program is
+    assembled once per model and constants in a process: readings are a run-time input."""
+    from checker.engines.native.vm_code import Program
+
+    source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
+    key = source_key(compiled, props)
+    if key not in _PROGRAMS:
+        try:
+            _PROGRAMS[key] = Program(source)
+        except (KeyError, AttributeError, NotImplementedError) as exc:
+            raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
+    program = _PROGRAMS[key]
+    return source, load_module(vm_source()), program.context(source.reading_values(compiled.config))
+
+
 def in_range(compiled: CompiledModel, packed: int) -> bool:
     """Whether every integer field of a packed state is inside its slot's range. The compiled
     successors leave out the writes that put a field's own value back (`NativeSource._unchanged`)
@@ -367,14 +373,19 @@ def in_range(compiled: CompiledModel, packed: int) -> bool:
     return True
 
 
-def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True) -> tuple[NativeExploration, dict[str, Finding]]:
-    """`explicit.explore`, natively: the same exploration and the same findings."""
+def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True, bytecode: bool = False) -> tuple[NativeExploration, dict[str, Finding]]:
+    """`explicit.explore`, natively: the same exploration and the same findings. With
+    `bytecode`, the model runs in the bytecode interpreter (`vm.py`) instead of a module
+    compiled for it."""
     from numba.core.errors import NumbaError
 
-    source, module = build(compiled, props)
+    if bytecode:
+        source, module, rd = build_vm(compiled, props)
+    else:
+        source, module = build(compiled, props)
+        rd = np.array(source.reading_values(compiled.config), np.int64)
     words = source.words
     ni = max(len(source.instances), 1)
-    rd = np.array(source.reading_values(compiled.config), np.int64)
     nprops = max(len(source.state_props) + len(source.after_props), 1)
     if not all(in_range(compiled, s) for s in compiled.initial):
         raise NativeDeferred("an initial state holds a value outside its slot's range")
@@ -462,6 +473,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     n = int(meta[0])
     exp = NativeExploration(compiled)
     exp.module = module
+    exp.bytecode = bytecode
     exp.leads_props = source.leads
     exp.rd = rd
     exp.rows = states[:n]

@@ -1,0 +1,293 @@
+"""The bytecode interpreter of the native back-end: one compiled loop for every model.
+
+`codegen.py` turns each model into numba source, which numba compiles in seconds to minutes per
+model: a price the native back-end pays once per model and machine, and that kept every cold
+check in the Python engine. Here the model is data instead: `vm_code.py` assembles its guards,
+effects and property predicates into an array of integers, and `run` below executes them. It
+is compiled once per machine (numba's cache), so a model nobody compiled before explores
+natively at once.
+
+The instructions work on a stack of 64-bit integers (`st`) and a few registers (`reg`); a
+state is a row of 64-bit words, the old state of an `after` property a second row. An
+instruction is its operation number followed by its operands, all in one int64 array. A
+modelling error (division by zero, an index outside its domain, a write outside a slot's range
+or twice, a pile operation it cannot do, min/max over nothing) stops the run and sets `err[0]`:
+the engine then leaves the configuration to the Python engine, which reports it in its words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+WORD = 64
+SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
+
+# -- operations (operands in brackets) ------------------------------------------------------------
+PUSH = 0  # [value]: push it
+FIELD = 1  # [state, word, shift, mask]: push the field at a constant place of state 0 (s) or 1 (o)
+FIELDX = 2  # [state, base, width, mask]: pop an element number, push that element's field
+READING = 3  # [k]: push the option number of reading k
+TABLE = 4  # [start]: pop an element number, push tables[start + it]
+INDEX = 5  # [lo, size]: pop an index, push its position in lo..lo+size-1 (or stop: outside)
+ADD = 6
+SUB = 7
+MUL = 8
+DIV = 9  # floor division; stops on zero
+MOD = 10  # Python's modulo; stops on zero
+EQ = 11
+NE = 12
+LT = 13
+LE = 14
+GT = 15
+GE = 16
+MIN = 17
+MAX = 18
+NEG = 19
+ABS = 20
+NOT = 21
+TRUTH = 22  # 0 or 1
+JUMP = 23  # [address]
+JUMP_IF_ZERO = 24  # [address]: pop; jump when zero
+JUMP_UNLESS_ZERO = 25  # [address]: pop; jump when not zero
+AND_ELSE = 26  # [address]: when the top is zero jump (keeping it), else pop it
+OR_ELSE = 27  # [address]: when the top is not zero jump (keeping it), else pop it
+FAIL = 28  # a modelling error
+MIN_SKIPPING = 29  # pop b, pop a: push b when a is SKIP, else min(a, b)
+MAX_SKIPPING = 30
+NOT_SKIP = 31  # stop when the top is SKIP (min/max over no values)
+STORE = 32  # [register]: pop into it
+LOAD = 33  # [register]: push it
+IN_RANGE = 34  # [lo, hi]: stop when the top is outside lo..hi
+BEGIN = 35  # copy s into out[n]: the successor under construction
+WRITE = 36  # [offset register, value register, mask]: write a field of out[n] at a bit offset
+MOVE = 37  # [instance]: out_i[n] = instance; n += 1
+FORCED_DONE = 38  # the end of the forced rules: return n when any fired
+DISPATCH = 39  # [offset, mask, count, value1, address1, ..., after]: jump by the value of the field at a bit offset
+RETURN = 40  # return n (successors) or the top of the stack (an expression)
+FIELD2 = 44  # [state, word, shift, mask]: a constant field straddling two words
+OPEN = 45  # [k, address]: jump when property k is already decided (status[k] != 0)
+DECIDE = 46  # [k, value]: pop; when its truth is `value`, property k is decided here (status, where)
+
+
+@njit(cache=True)
+def _field(row, offset, mask):
+    w = offset // WORD
+    o = offset % WORD
+    if o != 0 and (mask >> (WORD - o)) != 0:
+        return ((row[w] >> o) & ((np.int64(1) << (WORD - o)) - 1)) | ((row[w + 1] << (WORD - o)) & mask)
+    return (row[w] >> o) & mask
+
+
+@njit(cache=True)
+def _write(t, offset, mask, value):
+    w = offset // WORD
+    o = offset % WORD
+    t[w] = (t[w] & ~(mask << o)) | (value << o)
+    if o != 0 and (mask >> (WORD - o)) != 0:
+        rest = mask >> (WORD - o)
+        t[w + 1] = (t[w + 1] & ~rest) | ((value >> (WORD - o)) & rest)
+
+
+@njit(cache=True)
+def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, node):
+    """Execute from `pc` until RETURN: the number of successors written to `out` (a successor
+    program), or the value on top of the stack (an expression). The state properties' program
+    decides properties at state number `node` (`status`, `where`). On a modelling error
+    `err[0]` becomes 1 and the result means nothing."""
+    sp = 0
+    n = 0
+    while True:
+        op = code[pc]
+        if op == FIELD:
+            row = s if code[pc + 1] == 0 else o
+            st[sp] = (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4]
+            sp += 1
+            pc += 5
+        elif op == PUSH:
+            st[sp] = code[pc + 1]
+            sp += 1
+            pc += 2
+        elif op == JUMP_IF_ZERO:
+            sp -= 1
+            pc = code[pc + 1] if st[sp] == 0 else pc + 2
+        elif op == EQ:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] == st[sp] else 0
+            pc += 1
+        elif op == DISPATCH:
+            value = _field(s, code[pc + 1], code[pc + 2])
+            count = code[pc + 3]
+            target = code[pc + 4 + 2 * count]
+            for k in range(count):
+                if code[pc + 4 + 2 * k] == value:
+                    target = code[pc + 5 + 2 * k]
+                    break
+            pc = target
+        elif op == AND_ELSE:
+            if st[sp - 1] == 0:
+                pc = code[pc + 1]
+            else:
+                sp -= 1
+                pc += 2
+        elif op == OR_ELSE:
+            if st[sp - 1] != 0:
+                pc = code[pc + 1]
+            else:
+                sp -= 1
+                pc += 2
+        elif op == ADD:
+            sp -= 1
+            st[sp - 1] = st[sp - 1] + st[sp]
+            pc += 1
+        elif op == NE:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] != st[sp] else 0
+            pc += 1
+        elif op == LT:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] < st[sp] else 0
+            pc += 1
+        elif op == LE:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] <= st[sp] else 0
+            pc += 1
+        elif op == GT:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] > st[sp] else 0
+            pc += 1
+        elif op == GE:
+            sp -= 1
+            st[sp - 1] = 1 if st[sp - 1] >= st[sp] else 0
+            pc += 1
+        elif op == NOT:
+            st[sp - 1] = 1 if st[sp - 1] == 0 else 0
+            pc += 1
+        elif op == TRUTH:
+            st[sp - 1] = 0 if st[sp - 1] == 0 else 1
+            pc += 1
+        elif op == JUMP:
+            pc = code[pc + 1]
+        elif op == JUMP_UNLESS_ZERO:
+            sp -= 1
+            pc = code[pc + 1] if st[sp] != 0 else pc + 2
+        elif op == FIELDX:
+            row = s if code[pc + 1] == 0 else o
+            st[sp - 1] = _field(row, code[pc + 2] + st[sp - 1] * code[pc + 3], code[pc + 4])
+            pc += 5
+        elif op == FIELD2:
+            row = s if code[pc + 1] == 0 else o
+            st[sp] = _field(row, code[pc + 2] * WORD + code[pc + 3], code[pc + 4])
+            sp += 1
+            pc += 5
+        elif op == READING:
+            st[sp] = rd[code[pc + 1]]
+            sp += 1
+            pc += 2
+        elif op == TABLE:
+            st[sp - 1] = tables[code[pc + 1] + st[sp - 1]]
+            pc += 2
+        elif op == INDEX:
+            value = st[sp - 1]
+            lo = code[pc + 1]
+            if value < lo or value >= lo + code[pc + 2]:
+                err[0] = 1
+                return 0
+            st[sp - 1] = value - lo
+            pc += 3
+        elif op == SUB:
+            sp -= 1
+            st[sp - 1] = st[sp - 1] - st[sp]
+            pc += 1
+        elif op == MUL:
+            sp -= 1
+            st[sp - 1] = st[sp - 1] * st[sp]
+            pc += 1
+        elif op == DIV:
+            sp -= 1
+            if st[sp] == 0:
+                err[0] = 1
+                return 0
+            st[sp - 1] = st[sp - 1] // st[sp]
+            pc += 1
+        elif op == MOD:
+            sp -= 1
+            if st[sp] == 0:
+                err[0] = 1
+                return 0
+            st[sp - 1] = st[sp - 1] % st[sp]
+            pc += 1
+        elif op == MIN:
+            sp -= 1
+            st[sp - 1] = min(st[sp - 1], st[sp])
+            pc += 1
+        elif op == MAX:
+            sp -= 1
+            st[sp - 1] = max(st[sp - 1], st[sp])
+            pc += 1
+        elif op == NEG:
+            st[sp - 1] = -st[sp - 1]
+            pc += 1
+        elif op == ABS:
+            st[sp - 1] = abs(st[sp - 1])
+            pc += 1
+        elif op == FAIL:
+            err[0] = 1
+            return 0
+        elif op == MIN_SKIPPING:
+            sp -= 1
+            if st[sp - 1] == SKIP or st[sp] < st[sp - 1]:
+                st[sp - 1] = st[sp]
+            pc += 1
+        elif op == MAX_SKIPPING:
+            sp -= 1
+            if st[sp - 1] == SKIP or st[sp] > st[sp - 1]:
+                st[sp - 1] = st[sp]
+            pc += 1
+        elif op == NOT_SKIP:
+            if st[sp - 1] == SKIP:
+                err[0] = 1
+                return 0
+            pc += 1
+        elif op == STORE:
+            sp -= 1
+            reg[code[pc + 1]] = st[sp]
+            pc += 2
+        elif op == LOAD:
+            st[sp] = reg[code[pc + 1]]
+            sp += 1
+            pc += 2
+        elif op == IN_RANGE:
+            value = st[sp - 1]
+            if value < code[pc + 1] or value > code[pc + 2]:
+                err[0] = 1
+                return 0
+            pc += 3
+        elif op == BEGIN:
+            for w in range(s.shape[0]):
+                out[n, w] = s[w]
+            pc += 1
+        elif op == WRITE:
+            _write(out[n], reg[code[pc + 1]], code[pc + 3], reg[code[pc + 2]])
+            pc += 4
+        elif op == MOVE:
+            out_i[n] = code[pc + 1]
+            n += 1
+            pc += 2
+        elif op == FORCED_DONE:
+            if n > 0:
+                return n
+            pc += 1
+        elif op == OPEN:
+            pc = code[pc + 2] if status[code[pc + 1]] != 0 else pc + 3
+        elif op == DECIDE:
+            sp -= 1
+            if (st[sp] != 0) == (code[pc + 2] != 0):
+                status[code[pc + 1]] = 1
+                where[code[pc + 1]] = node
+            pc += 3
+        elif op == RETURN:
+            return st[sp - 1] if sp > 0 else n
+        else:
+            err[0] = 2  # not an operation: a bug of the assembler
+            return 0

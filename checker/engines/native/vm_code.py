@@ -1,0 +1,650 @@
+"""Assembling a model into the bytecode `vm.run` executes.
+
+The program has the shape of the native module `codegen.py` generates: the same instances in the
+same order, the same dispatch on leading field tests (so successors come in the Python engine's
+order), readings as a run-time input, parameters and aggregates unrolled and constants folded.
+What the generated code does in Python, the instructions do here: the interpreter's semantics,
+with short-circuits exactly where the Python engine has them, so an error the Python engine
+would not meet is not met here either. A bool-typed expression's value is 0 or 1 (comparisons,
+`not`, bool fields and tables, and `and`/`or` chains of such values), so no instruction
+converts truth values except where a bool is stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from checker.engines.native import vm
+from checker.engines.native.codegen import WORD, NativeSource
+from checker.lang.compile import Instance, _conjuncts, _Pending, split_by_dispatch
+from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
+
+_BINARY = {"+": vm.ADD, "-": vm.SUB, "*": vm.MUL, "//": vm.DIV, "%": vm.MOD, "==": vm.EQ, "!=": vm.NE, "<": vm.LT, "<=": vm.LE, ">": vm.GT, ">=": vm.GE}
+_FOLD: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+@dataclass
+class Const:
+    """An expression's value known while assembling."""
+
+    value: Any
+
+
+class Ops(list):
+    """Instructions computing an expression's value onto the stack. A jump's operand is a
+    `Label`, and the place it names is a `Mark` of it in the list: lists concatenate as they
+    are, and addresses are given when the whole program is placed (`_placed`)."""
+
+
+class Label:
+    """A jump target, named by identity."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a label is: the address of the next instruction."""
+
+    label: Label
+
+
+Value = Const | Ops
+
+
+def _placed(ops: list, base: int) -> list[int]:
+    """`ops` at address `base`: marks removed, labels replaced by addresses."""
+    at: dict[int, int] = {}
+    address = base
+    for item in ops:
+        if isinstance(item, Mark):
+            assert id(item.label) not in at, "a label placed twice"
+            at[id(item.label)] = address
+        else:
+            address += 1
+    return [at[id(item)] if isinstance(item, Label) else item for item in ops if not isinstance(item, Mark)]
+
+
+def _fresh(ops: list) -> list:
+    """A copy of `ops` with labels of its own, to place the same code twice."""
+    renamed: dict[int, Label] = {}
+
+    def new(label: Label) -> Label:
+        return renamed.setdefault(id(label), Label())
+
+    return [Mark(new(i.label)) if isinstance(i, Mark) else new(i) if isinstance(i, Label) else i for i in ops]
+
+
+@dataclass
+class Assembler:
+    """Assembles expressions of one model into instructions."""
+
+    source: NativeSource
+    tables: list[int] = field(default_factory=list)
+    _table_at: dict[tuple, int] = field(default_factory=dict)
+
+    @property
+    def model(self):
+        return self.source.model
+
+    # -- values -----------------------------------------------------------------------------
+    def encode(self, value: Any, expr: Expr) -> Any:
+        if expr.type.kind == "enum":
+            return self.model.scope.domain_of(expr.type).members.index(value)
+        return value
+
+    def ops(self, value: Value) -> Ops:
+        """The instructions that push `value`."""
+        if isinstance(value, Const):
+            return Ops([vm.PUSH, int(value.value)])
+        return value
+
+    def expr(self, expr: Expr, env: dict[str, Any], state: int = 0) -> Value:
+        return getattr(self, f"_{type(expr).__name__}")(expr, env, state)
+
+    def _Lit(self, expr: Lit, env: dict, state: int) -> Value:
+        return Const(self.encode(expr.value, expr))
+
+    def _Var(self, expr: Var, env: dict, state: int) -> Value:
+        return Const(env[expr.name])
+
+    def _ReadingRef(self, expr: ReadingRef, env: dict, state: int) -> Value:
+        return Ops([vm.READING, self.source.reading_names.index(expr.name)])
+
+    def _ConstRef(self, expr: ConstRef, env: dict, state: int) -> Value:
+        value = self.source.config.constants[expr.name]
+        if not expr.indices:
+            return Const(self.encode(value, expr))
+        const = self.model.constants[expr.name]
+        keys = list(itertools.product(*(d.values() for d in const.dims)))
+        element = self.element_number(expr, const.dims, env, state)
+        if isinstance(element, Const):
+            return Const(self.encode(value[keys[element.value]], expr))
+        table = tuple(int(self.encode(value[k], expr)) for k in keys)
+        if table not in self._table_at:
+            self._table_at[table] = len(self.tables)
+            self.tables.extend(table)
+        return Ops([*element, vm.TABLE, self._table_at[table]])
+
+    def element_number(self, expr: SlotRef | ConstRef, dims: tuple, env: dict, state: int) -> Value:
+        """Row-major element number, each index checked against its domain (as the compiler)."""
+        total: Value = Const(0)
+        stride = math.prod(d.size for d in dims)
+        for index, dom in zip(expr.indices, dims):
+            stride //= dom.size
+            code = self.expr(index, env, state)
+            if dom.is_enum:
+                position = code
+            elif isinstance(code, Const):
+                position = Const(code.value - dom.lo) if dom.contains(code.value) else Ops([vm.PUSH, code.value, vm.INDEX, dom.lo, dom.size])
+            else:
+                position = Ops([*code, vm.INDEX, dom.lo, dom.size])
+            total = self.arith("+", total, self.arith("*", position, Const(stride)))
+        return total
+
+    def _SlotRef(self, expr: SlotRef, env: dict, state: int) -> Value:
+        layout = self.source.layout.slots[expr.name]
+        element = self.element_number(expr, self.model.slots[expr.name].dims, env, state)
+        mask = (1 << layout.width) - 1
+        if isinstance(element, Const):
+            offset = layout.base + element.value * layout.width
+            w, o = divmod(offset, WORD)
+            read = Ops([vm.FIELD if o + layout.width <= WORD else vm.FIELD2, state, w, o, mask])
+        else:
+            read = Ops([*element, vm.FIELDX, state, layout.base, layout.width, mask])
+        lo = self.model.slots[expr.name].elem.lo or 0
+        return self.arith("+", read, Const(lo))
+
+    def _Unary(self, expr: Unary, env: dict, state: int) -> Value:
+        operand = self.expr(expr.operand, env, state)
+        if isinstance(operand, Const):
+            v = operand.value
+            return Const(not v if expr.op == "not" else -v if expr.op == "neg" else abs(v))
+        return Ops([*operand, {"not": vm.NOT, "neg": vm.NEG, "abs": vm.ABS}[expr.op]])
+
+    def arith(self, op: str, left: Value, right: Value) -> Value:
+        if isinstance(left, Const) and isinstance(right, Const):
+            if op in _FOLD:
+                return Const(_FOLD[op](left.value, right.value))
+            if right.value != 0:
+                return Const(left.value // right.value if op == "//" else left.value % right.value)
+        if op == "+" and isinstance(right, Const) and right.value == 0:
+            return left
+        if op == "+" and isinstance(left, Const) and left.value == 0:
+            return right
+        if op == "*" and isinstance(right, Const) and right.value == 1:
+            return left
+        if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
+            return Const(0)
+        return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
+
+    def _Binary(self, expr: Binary, env: dict, state: int) -> Value:
+        if expr.op in ("and", "or"):
+            return self.logic(expr.op, [self._lazy(e, env, state) for e in _chain_of(expr)])
+        return self.arith(expr.op, self.expr(expr.left, env, state), self.expr(expr.right, env, state))
+
+    def _lazy(self, expr: Expr, env: dict, state: int) -> Callable[[], Value]:
+        return lambda: self.expr(expr, env, state)
+
+    def logic(self, op: str, operands: list[Callable[[], Value]]) -> Value:
+        """A short-circuit chain: operands after a constant that decides it are not assembled."""
+        deciding = op == "or"
+        live: list[Ops] = []
+        for make in operands:
+            value = make()
+            if isinstance(value, Const):
+                if bool(value.value) == deciding:
+                    return Const(deciding) if not live else self._chain(op, [*live, Ops([vm.PUSH, int(deciding)])])
+                continue
+            live.append(value)
+        if not live:
+            return Const(not deciding)
+        return self._chain(op, live)
+
+    @staticmethod
+    def _chain(op: str, live: list[Ops]) -> Ops:
+        end = Label()
+        out = Ops()
+        for n, part in enumerate(live):
+            out.extend(part)
+            if n < len(live) - 1:
+                out.extend([vm.AND_ELSE if op == "and" else vm.OR_ELSE, end])
+        out.append(Mark(end))
+        return out
+
+    def _Cond(self, expr: Cond, env: dict, state: int) -> Value:
+        test = self.expr(expr.test, env, state)
+        if isinstance(test, Const):
+            return self.expr(expr.then if test.value else expr.orelse, env, state)
+        return self.branch(test, self.ops(self.expr(expr.then, env, state)), self.ops(self.expr(expr.orelse, env, state)))
+
+    @staticmethod
+    def branch(test: Ops, then: Ops, orelse: Ops) -> Ops:
+        """`then if test else orelse`."""
+        other, end = Label(), Label()
+        out = Ops(test)
+        out.extend([vm.JUMP_IF_ZERO, other])
+        out.extend(then)
+        out.extend([vm.JUMP, end])
+        out.append(Mark(other))
+        out.extend(orelse)
+        out.append(Mark(end))
+        return out
+
+    def _Call(self, expr: Call, env: dict, state: int) -> Value:
+        args = [self.expr(a, env, state) for a in expr.args]
+        if expr.fn in ("min", "max"):
+            if all(isinstance(a, Const) for a in args):
+                return Const((min if expr.fn == "min" else max)(a.value for a in args))
+            out = Ops(self.ops(args[0]))
+            for arg in args[1:]:
+                out.extend(self.ops(arg))
+                out.append(vm.MIN if expr.fn == "min" else vm.MAX)
+            return out
+        size = expr.domain.size
+        step = 1 if expr.fn == "succ" else size - 1
+        return self.arith("%", self.arith("+", args[0], Const(step)), Const(size))
+
+    def _Old(self, expr: Old, env: dict, state: int) -> Value:
+        return self.expr(expr.operand, env, 1)
+
+    def _Require(self, expr: Require, env: dict, state: int) -> Value:
+        test = self.expr(expr.test, env, state)
+        if isinstance(test, Const) and test.value:
+            return self.expr(expr.value, env, state)
+        value = self.ops(self.expr(expr.value, env, state))
+        return self.branch(self.ops(test), value, Ops([vm.FAIL, vm.PUSH, 0]))
+
+    def _Agg(self, expr: Agg, env: dict, state: int) -> Value:
+        names = [n for n, _ in expr.bound]
+        terms: list[tuple[Value, Value]] = []
+        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
+            where = self.expr(expr.where, inner, state) if expr.where is not None else Const(True)
+            if isinstance(where, Const) and not where.value:
+                continue
+            terms.append((where, self.expr(expr.body, inner, state)))
+        op = expr.op
+        if op in ("sum", "count"):
+            total: Value = Const(0)
+            for where, body in terms:
+                value = body
+                if op == "count":
+                    value = Const(1 if body.value else 0) if isinstance(body, Const) else body
+                if isinstance(where, Ops):
+                    value = self.branch(where, self.ops(value), Ops([vm.PUSH, 0]))
+                total = self.arith("+", total, value)
+            return total
+        if op in ("any", "all"):
+            parts: list[Callable[[], Value]] = []
+            for where, body in terms:
+                if isinstance(where, Const):
+                    parts.append(lambda body=body: body)
+                elif op == "any":
+                    parts.append(lambda where=where, body=body: self.logic("and", [lambda: where, lambda: body]))
+                else:
+                    parts.append(lambda where=where, body=body: self.logic("or", [lambda: self._not(where), lambda: body]))
+            return self.logic("or" if op == "any" else "and", parts)
+        fold = vm.MIN_SKIPPING if op == "min" else vm.MAX_SKIPPING
+        if terms and all(isinstance(w, Const) for w, _ in terms) and all(isinstance(b, Const) for _, b in terms):
+            return Const((min if op == "min" else max)(b.value for _, b in terms))
+        out = Ops([vm.PUSH, vm.SKIP])
+        for where, body in terms:
+            item = self.ops(body) if isinstance(where, Const) else self.branch(where, self.ops(body), Ops([vm.PUSH, vm.SKIP]))
+            out.extend(item)
+            out.append(fold)
+        out.append(vm.NOT_SKIP)
+        return out
+
+    @staticmethod
+    def _not(value: Value) -> Value:
+        return Const(not value.value) if isinstance(value, Const) else Ops([*value, vm.NOT])
+
+
+def _shape(ops: list) -> tuple:
+    """The instructions as a comparable value: labels numbered in order of appearance."""
+    names: dict[int, int] = {}
+    return tuple(("mark", names.setdefault(id(i.label), len(names))) if isinstance(i, Mark) else ("label", names.setdefault(id(i), len(names))) if isinstance(i, Label) else i for i in ops)
+
+
+def _chain_of(expr: Binary) -> list[Expr]:
+    out: list[Expr] = []
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Binary) and node.op == expr.op:
+            stack.extend((node.right, node.left))
+        else:
+            out.append(node)
+    return out
+
+
+
+
+class Program:
+    """One model configuration's bytecode, whatever its readings (a run-time input): the
+    successor program, the terminal condition and the property predicates in one array, the
+    constant tables they index, and the entry points `vm_module.py.txt` reads (`entries`)."""
+
+    def __init__(self, source: NativeSource) -> None:
+        self.source = source
+        self.asm = Assembler(source)
+        self.code: list[int] = []
+        self.registers = 0
+        successors = self._place(self._successors())
+        terminal = self.expression(source.model.terminal)
+        checks = self._place(self._state_checks())
+        base = len(source.state_props)
+        after: dict[int, list[tuple[int, int]]] = {}
+        for j, prop in enumerate(source.after_props):
+            for inst in source.instances:
+                if inst.action.name == prop.action:
+                    after.setdefault(inst.id, []).append((base + j, self.expression(prop.expr, source.encoded_params(inst))))
+        leads = [(self.expression(p.source), self.expression(p.target)) for p in source.leads]
+        entries = [successors, terminal, checks, 0, 0, 0]
+        entries[3] = len(entries)
+        ranges = [0]
+        for inst in source.instances:
+            ranges.append(ranges[-1] + len(after.get(inst.id, ())))
+        entries += ranges
+        entries[4] = len(entries)
+        entries += [x for inst in source.instances for pair in after.get(inst.id, ()) for x in pair]
+        entries[5] = len(entries)
+        entries += [x for pair in leads for x in pair]
+        self.entries = entries
+        self.depth = stack_depth(self.code, [successors, terminal, checks, *(e for pairs in after.values() for _, e in pairs), *(e for pair in leads for e in pair)])
+
+    def _place(self, ops: list) -> int:
+        base = len(self.code)
+        self.code.extend(_placed(ops, base))
+        return base
+
+    def _state_checks(self) -> list:
+        """Every state property in turn: skipped once decided, else evaluated and decided
+        where its value is the deciding one (`codegen.NativeSource.state_props_source`)."""
+        out: list = []
+        for sp in self.source.state_props:
+            skip = Label()
+            out.extend([vm.OPEN, sp.slot, skip, *self.asm.ops(self.asm.expr(sp.prop.expr, {})), vm.DECIDE, sp.slot, int(sp.deciding), Mark(skip)])
+        out.append(vm.RETURN)
+        return out
+
+    def expression(self, expr: Expr, env: dict | None = None) -> int:
+        """The address of a program returning `expr`'s truth (0 or 1)."""
+        return self._place([*self.asm.ops(self.asm.expr(expr, env or {})), vm.RETURN])
+
+    def context(self, readings: list[int]) -> tuple:
+        """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`."""
+        import numpy as np
+
+        words = self.source.words
+        return (
+            np.array(self.code, np.int64),
+            np.array(self.asm.tables or [0], np.int64),
+            np.array(readings, np.int64),
+            np.zeros(self.depth + 1, np.int64),
+            np.zeros(max(self.registers, 1), np.int64),
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros((1, words), np.int64),
+            np.array(self.entries, np.int64),
+            np.zeros(1, np.int8),
+            np.zeros(1, np.int64),
+        )
+
+    # -- successors ---------------------------------------------------------------------------
+    def _successors(self) -> list:
+        source = self.source
+        emitter = source.emitter()
+        forced = [_Pending(i, _conjuncts(i.action.guard)) for i in source.instances if i.forced]
+        free = [_Pending(i, _conjuncts(i.action.guard)) for i in source.instances if not i.forced]
+        out: list = []
+        out.extend(self._statements(emitter, forced))
+        if forced:
+            out.append(vm.FORCED_DONE)
+        out.extend(self._statements(emitter, free))
+        out.append(vm.RETURN)
+        return out
+
+    def _statements(self, emitter, pending: list[_Pending]) -> list:
+        """`NativeSource._statements` as instructions: a DISPATCH over the instances sharing a
+        leading field test, then the others in order."""
+        source = self.source
+        keys = [source._dispatch_key(emitter, p) for p in pending]
+        counts: dict[int, int] = {}
+        for k in keys:
+            if k is not None:
+                counts[k[0]] = counts.get(k[0], 0) + 1
+        offset = max(counts, key=lambda off: (counts[off], -list(counts).index(off)), default=None)
+        if offset is None or counts[offset] < 2:
+            return self._blocks(pending)
+        grouped, rest = split_by_dispatch(pending, keys, offset)
+        width = next(f.width for f in source.layout.fields if f.offset == offset)
+        after = Label()
+        values = sorted(grouped)
+        labels = [Label() for _ in values]
+        out: list = [vm.DISPATCH, offset, (1 << width) - 1, len(values)]
+        for value, label in zip(values, labels):
+            out.extend([value, label])
+        out.append(after)
+        for value, label in zip(values, labels):
+            out.append(Mark(label))
+            out.extend(self._statements(emitter, grouped[value]))
+            out.extend([vm.JUMP, after])
+        out.append(Mark(after))
+        out.extend(self._blocks(rest))
+        return out
+
+    def _blocks(self, pending: list[_Pending]) -> list:
+        """The instances' guarded blocks in order, as the compiler's `_plain_run` writes them:
+        consecutive blocks whose tests start alike test it once, and skip the rest of the run
+        together when it fails (the instances of one action share the tests that do not read
+        its parameters). The shared test is pure and the first block of the run that can fire
+        evaluates it first anyway, so the moves, their order and any error are the same."""
+        runs = [(item.instance, tests) for item in pending if (tests := self._tests(item)) is not None]
+        return self._run(runs)
+
+    def _run(self, runs: list[tuple[Instance, list[Ops]]]) -> list:
+        out: list = []
+        start = 0
+        while start < len(runs):
+            instance, tests = runs[start]
+            end = start + 1
+            if tests:
+                head = _shape(tests[0])
+                while end < len(runs) and runs[end][1] and _shape(runs[end][1][0]) == head:
+                    end += 1
+            skip = Label()
+            if end - start == 1:
+                for test in tests:
+                    out.extend([*test, vm.JUMP_IF_ZERO, skip])
+                out.extend(self._effects(instance, self.source.encoded_params(instance)))
+            else:
+                out.extend([*tests[0], vm.JUMP_IF_ZERO, skip])
+                out.extend(self._run([(inst, rest[1:]) for inst, rest in runs[start:end]]))
+            out.append(Mark(skip))
+            start = end
+        return out
+
+    def _tests(self, item: _Pending) -> list[Ops] | None:
+        """The run-time tests an instance's block makes before its effects, in order: the
+        readings it exists under (`only`), its guard's conjuncts, a chance action's weight > 0.
+        None when the block can never fire (a conjunct false whatever the state: nothing
+        after it is evaluated, as in the compiler)."""
+        asm = self.asm
+        instance = item.instance
+        env = self.source.encoded_params(instance)
+        tests: list[Ops] = []
+        only = instance.action.only
+        if only:
+            domains = self.source.model.scope.readings
+            per_reading = []
+            for name, options in only.items():
+                k = self.source.reading_names.index(name)
+                tests_of = [Ops([vm.READING, k, vm.PUSH, domains[name].members.index(o), vm.EQ]) for o in options]
+                per_reading.append(asm.logic("or", [lambda t=t: t for t in tests_of]))
+            tests.append(asm.ops(asm.logic("and", [lambda t=t: t for t in per_reading])))
+        conjuncts = [lambda c=c: asm.expr(c, env) for c in item.conjuncts]
+        if instance.action.weight is not None:
+            conjuncts.append(lambda: asm.arith(">", asm.expr(instance.action.weight, env), Const(0)))
+        for make in conjuncts:
+            value = make()
+            if isinstance(value, Const):
+                if not value.value:
+                    return None
+                continue
+            tests.append(value)
+        return tests
+
+    def _effects(self, instance: Instance, env: dict) -> list:
+        """Every write's value and offset into registers (range-checked, written twice
+        refused), then the successor: a copy of the state with the writes made."""
+        action = instance.action
+        out: list = []
+        writes: list[tuple[int, int, int]] = []  # (offset register, value register, mask)
+        static: dict[int, str] = {}
+        dynamic: list[tuple[int, str]] = []  # (offset register, slot)
+        reg = 0
+        for offset, value, slot, elem in self._write_list(action, env):
+            out.extend(self._value(value, elem))
+            out.extend([vm.STORE, reg])
+            value_reg = reg
+            reg += 1
+            mask = (1 << self.source.layout.slots[slot].width) - 1
+            if isinstance(offset, Const):
+                if offset.value in static:
+                    out.append(vm.FAIL)
+                    continue
+                static[offset.value] = slot
+                out.extend([vm.PUSH, offset.value, vm.STORE, reg])
+            else:
+                out.extend(offset)
+                out.extend([vm.STORE, reg])
+                dynamic.append((reg, slot))
+            writes.append((reg, value_reg, mask))
+            reg += 1
+        # Two writes meeting at run time are a modelling error, as in the compiler.
+        for i, (offset_reg, slot) in enumerate(dynamic):
+            others = [Ops([vm.LOAD, r]) for r, s in dynamic[:i] if s == slot] + [Ops([vm.PUSH, off]) for off, s in static.items() if s == slot]
+            for other in others:
+                out.extend(self._differ(offset_reg, other))
+        self.registers = max(self.registers, reg)
+        out.append(vm.BEGIN)
+        for offset_reg, value_reg, mask in writes:
+            out.extend([vm.WRITE, offset_reg, value_reg, mask])
+        out.extend([vm.MOVE, instance.id])
+        return out
+
+    @staticmethod
+    def _differ(reg: int, other: Ops) -> list:
+        ok = Label()
+        out: list = [vm.LOAD, reg, *other, vm.NE, vm.JUMP_UNLESS_ZERO, ok, vm.FAIL]
+        out.append(Mark(ok))
+        return out
+
+    def _value(self, value: Value, elem) -> list:
+        """The encoded value a write stores: 0/1, a member number, or an integer minus the
+        slot's least value after checking it is in range."""
+        kind = elem.type.kind
+        if kind == "bool":
+            return [vm.PUSH, 1 if value.value else 0] if isinstance(value, Const) else [*value, vm.TRUTH]  # 0 or 1 already: made sure of where it is stored
+        if kind == "enum":
+            return self.asm.ops(value)
+        if isinstance(value, Const):
+            if not elem.lo <= value.value <= elem.hi:
+                return [vm.FAIL, vm.PUSH, 0]
+            return [vm.PUSH, value.value - elem.lo]
+        out = [*value, vm.IN_RANGE, elem.lo, elem.hi]
+        if elem.lo:
+            out.extend([vm.PUSH, elem.lo, vm.SUB])
+        return out
+
+    def _write_list(self, action, env: dict) -> list[tuple[Value, Value, str, Any]]:
+        """(bit offset, value, slot, element type) of every element the action writes, in the
+        compiler's order (`CompiledModel._writes`)."""
+        asm = self.asm
+        layout = self.source.layout
+        out = []
+        for assign in action.assigns:
+            slot = self.source.model.slots[assign.slot]
+            sl = layout.slots[assign.slot]
+            names = [n for n, _ in assign.bound]
+            for combo in itertools.product(*(d.values() for _, d in assign.bound)):
+                inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, assign.bound, combo)}}
+                value = asm.expr(assign.value, inner)
+                prefix = SlotRef(slot.elem.type, name=slot.name, indices=assign.indices)
+                element = asm.element_number(prefix, slot.dims[: len(assign.indices)], inner, 0) if assign.indices else Const(0)
+                rest_count = math.prod(d.size for d in slot.dims[len(assign.indices):])
+                for rest in range(rest_count):
+                    number = asm.arith("+", asm.arith("*", element, Const(rest_count)), Const(rest))
+                    offset = asm.arith("+", Const(sl.base), asm.arith("*", number, Const(sl.width)))
+                    out.append((offset, Ops(_fresh(value)) if rest and isinstance(value, Ops) else value, assign.slot, slot.elem))
+        return out
+
+
+# -- the stack's depth -------------------------------------------------------------------------
+# (pops, pushes, operands) of each operation; DISPATCH's operands depend on its count.
+_EFFECT = {
+    vm.PUSH: (0, 1, 1), vm.FIELD: (0, 1, 4), vm.FIELD2: (0, 1, 4), vm.FIELDX: (1, 1, 4), vm.READING: (0, 1, 1),
+    vm.TABLE: (1, 1, 1), vm.INDEX: (1, 1, 2), vm.NEG: (1, 1, 0), vm.ABS: (1, 1, 0), vm.NOT: (1, 1, 0), vm.TRUTH: (1, 1, 0),
+    vm.JUMP: (0, 0, 1), vm.JUMP_IF_ZERO: (1, 0, 1), vm.JUMP_UNLESS_ZERO: (1, 0, 1), vm.FAIL: (0, 0, 0),
+    vm.NOT_SKIP: (1, 1, 0), vm.STORE: (1, 0, 1), vm.LOAD: (0, 1, 1), vm.IN_RANGE: (1, 1, 2), vm.BEGIN: (0, 0, 0),
+    vm.WRITE: (0, 0, 3), vm.MOVE: (0, 0, 1), vm.FORCED_DONE: (0, 0, 0), vm.DECIDE: (1, 0, 2),
+    **{op: (2, 1, 0) for op in (vm.ADD, vm.SUB, vm.MUL, vm.DIV, vm.MOD, vm.EQ, vm.NE, vm.LT, vm.LE, vm.GT, vm.GE, vm.MIN, vm.MAX, vm.MIN_SKIPPING, vm.MAX_SKIPPING)},
+}
+
+
+def stack_depth(code: list[int], entries: list[int]) -> int:
+    """The deepest the stack gets from any entry point, following every jump; and a check of
+    the assembler: every path reaches each instruction at one depth, never pops an empty stack,
+    and returns with at most one value (`vm.run` has no bounds checks: the stack is allocated
+    from this)."""
+    deepest = 0
+    for entry in entries:
+        depth_at: dict[int, int] = {}
+        work = [(entry, 0)]
+        while work:
+            pc, depth = work.pop()
+            while True:
+                if pc in depth_at:
+                    assert depth_at[pc] == depth, f"instruction {pc} reached at depths {depth_at[pc]} and {depth}"
+                    break
+                depth_at[pc] = depth
+                op = code[pc]
+                if op == vm.RETURN:
+                    assert depth <= 1, f"return at depth {depth}"
+                    break
+                if op == vm.DISPATCH:
+                    count = code[pc + 3]
+                    work.extend((code[pc + 5 + 2 * k], depth) for k in range(count))
+                    work.append((code[pc + 4 + 2 * count], depth))
+                    break
+                if op == vm.OPEN:
+                    work.append((code[pc + 2], depth))
+                    pc += 3
+                    continue
+                if op in (vm.AND_ELSE, vm.OR_ELSE):
+                    assert depth >= 1
+                    work.append((code[pc + 1], depth))
+                    depth -= 1
+                    pc += 2
+                    continue
+                pops, pushes, operands = _EFFECT[op]
+                assert depth >= pops, f"instruction {pc} pops an empty stack"
+                depth += pushes - pops
+                deepest = max(deepest, depth)
+                if op == vm.JUMP:
+                    pc = code[pc + 1]
+                    continue
+                if op in (vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO):
+                    work.append((code[pc + 1], depth))
+                if op == vm.FAIL:
+                    break
+                pc += 1 + operands
+    return deepest

@@ -1,0 +1,153 @@
+"""The bytecode interpreter (`checker/engines/native/vm.py`) against the Python engine.
+
+The interpreter runs every model with one compiled loop, so unlike the models' own compiled
+modules it is cheap to hold to the reference on every bundled model: state for state, edge for
+edge, finding for finding (`tests.test_native.compare`), on every reading combination of random
+models, and on the modelling errors it must leave to the Python engine.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+pytest.importorskip("numba")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from checker.engines import native  # noqa: E402
+from checker.engines.explicit import Budget  # noqa: E402
+from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
+from checker.engines.native.codegen import NativeSource  # noqa: E402
+from checker.engines.native.vm_code import Program, stack_depth  # noqa: E402
+from checker.errors import RulecheckError  # noqa: E402
+from checker.lang.build import load_model  # noqa: E402
+from checker.lang.compile import CompiledModel  # noqa: E402
+from checker.lang.interp import Interpreter  # noqa: E402
+from tests.symbolic_support import bound_props, write_game  # noqa: E402
+from tests.test_engines_agree import models  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, compare, configs  # noqa: E402
+
+
+@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_bytecode_agrees_on_random_models(case):
+    model_yaml, props_yaml = case
+    props_yaml += "\n- {id: ends-reachable, kind: can-end}"
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return
+        _, props = bound_props(path)
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            problems = compare(model, config, props, bytecode=True)
+            assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
+def test_bytecode_agrees_on_bundled_models(path):
+    """Every bundled model, default configuration and its whole property suite, the first
+    40,000 states (a layer or more past where most of them fork into their variants)."""
+    model, props = bound_props(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    assert compare(model, model.default_config(), props, Budget(40_000, 600.0), bytecode=True) == []
+
+
+def test_bytecode_agrees_under_every_reading_of_a_game():
+    """Readings are a run-time input of one program: the title belt's two-player model under
+    each reading deviation."""
+    model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    for config in configs(model):
+        assert compare(model, config, props, Budget(15_000, 600.0), bytecode=True) == []
+
+
+ERRORS = {
+    "division by zero": "x + 1 if x < 2 else 4 // (x - 2)",
+    "an index outside its domain": "t[x + 1] if x == 2 else x + 1",
+    "a write outside the slot's range": "x + 2",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ERRORS))
+def test_modelling_errors_are_left_to_the_reference(kind):
+    """Each modelling error stops the interpreter (`NativeDeferred`); under `vm` the Python
+    engine then reports it, with its message."""
+    text = f"""\
+game: Err
+id: err
+players: [a, b]
+domains:
+  slot: {{range: [0, 2]}}
+constants:
+  t: {{type: int, of: slot, value: {{0: 1, 1: 2, 2: 3}}}}
+state:
+  x: "int[0..3]"
+init: {{x: 0}}
+terminal: "x == 3"
+actions:
+  up:
+    by: rules
+    when: "x < 3"
+    do: {{x: "{ERRORS[kind]}"}}
+    rule: r-1
+"""
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "err", text, "- {id: inv, kind: invariant, expr: 'x >= 0'}")
+        model, props = bound_props(path)
+        compiled = CompiledModel(model, model.default_config())
+        with pytest.raises(engine.NativeDeferred):
+            engine.explore(compiled, props, Budget(), bytecode=True)
+        exp, findings = explore_and_decide(compiled, props, Budget(), None, False, "vm")
+        assert exp.error is not None and findings["inv"].status == "error"
+
+
+def test_stack_depth_follows_every_path():
+    """The stack is allocated from `stack_depth`, and `vm.run` checks no bounds: the depth
+    counts both sides of a branch, and an assembler that leaves a value behind is refused."""
+    code = [vm.PUSH, 1, vm.JUMP_IF_ZERO, 9, vm.PUSH, 2, vm.PUSH, 3, vm.ADD, vm.RETURN]
+    code[3] = 10
+    code += [vm.PUSH, 5, vm.PUSH, 6, vm.PUSH, 7, vm.ADD, vm.ADD, vm.RETURN]
+    assert stack_depth(code, [0]) == 3
+    with pytest.raises(AssertionError):
+        stack_depth([vm.PUSH, 1, vm.PUSH, 2, vm.RETURN], [0])
+
+
+def test_one_program_per_model_and_constants():
+    """The program is assembled once per model and constants in a process, whatever the
+    readings: every reading combination of a model shares it."""
+    model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    programs = set()
+    for config in configs(model)[:3]:
+        compiled = CompiledModel(model, config, lazy=True)
+        engine.build_vm(compiled, props)
+        programs.add(id(engine._PROGRAMS[engine.source_key(compiled, props)]))
+    assert len(programs) == 1
+    source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
+    assert len(Program(source).code) > 0
+
+
+def test_cli_vm_backend_checks_a_game(tmp_path):
+    """`--backend vm` through the command line: the same results as the Python engine."""
+    import json
+
+    from click.testing import CliRunner
+
+    from checker.cli import main
+
+    duel = os.path.join(HERE, "tests", "models", "duel")
+    runner = CliRunner()
+    outputs = {}
+    for backend in ("python", "vm"):
+        result = runner.invoke(main, ["check", duel, "--backend", backend, "--format", "json", "--no-write", "--no-growth", "--fresh"])
+        assert result.exit_code in (0, 1), result.output
+        results = json.loads(result.stdout)["results"]
+        outputs[backend] = [(r["property"], r["verdict"], r.get("trace")) for r in results]
+    assert outputs["python"] == outputs["vm"]
+    assert native.BACKENDS == ("auto", "native", "vm", "python")
