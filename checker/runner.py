@@ -47,7 +47,7 @@ class CheckOptions:
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations (with cluster `local`: its workers)
     cluster: str | None = None  # a Dask scheduler's address, or `local`: explorations run there
-    backend: str = "auto"  # explicit engine: native | python | auto (native when it can compile)
+    backend: str = "auto"  # explicit engine: native | vm | python | auto (past 20,000 states, natively when numba is installed)
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
     witnesses: int = 1  # reachable: how many witnesses (shortest plays to different states) a result keeps

@@ -60,6 +60,54 @@ def test_bytecode_agrees_on_bundled_models(path):
     assert compare(model, model.default_config(), props, Budget(40_000, 600.0), bytecode=True) == []
 
 
+def in_loop(props):
+    return [p for p in props if p.kind in native.DECIDED_IN_LOOP]
+
+
+@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_bytecode_stops_where_the_python_engine_does(case):
+    """A run that stops once every property is decided (the growth re-checks) stops at the same
+    state natively: each property alone and all of them, under every reading."""
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return
+        _, props = bound_props(path)
+        props = in_loop(props)
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            for chosen in [props, *([p] for p in props)]:
+                problems = compare(model, config, chosen, Budget(200_000, 120.0, stop_when_decided=True), bytecode=True)
+                assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
+def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
+    """Every bundled model's properties the loop decides, in one run that stops once they are."""
+    model, props = bound_props(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    assert compare(model, model.default_config(), in_loop(props), Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
+
+
+def test_auto_leaves_a_stopping_run_with_other_kinds_to_python(monkeypatch):
+    """The Python engine decides coverage and termination before the end of a stopping run, the
+    native loop does not: `auto` keeps such a run in Python whatever its size."""
+    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
+    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    assert any(p.kind not in native.DECIDED_IN_LOOP for p in props)
+    compiled = CompiledModel(model, model.default_config())
+    exp, _ = explore_and_decide(compiled, props, Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
+    assert not isinstance(exp, engine.NativeExploration)
+    exp, _ = explore_and_decide(compiled, in_loop(props), Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
+    assert isinstance(exp, engine.NativeExploration)
+
+
 def test_bytecode_agrees_under_every_reading_of_a_game():
     """Readings are a run-time input of one program: the title belt's two-player model under
     each reading deviation."""

@@ -371,9 +371,10 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
     group's shared run where that gives the same verdict)."""
     from checker.runner import CheckOptions, check_config
 
-    # The Python back-end: it stops at the first violation, and the native one would compile the
-    # larger configuration first. Not the verdict cache: the outcomes have their own (`cache_dir`).
-    options = CheckOptions(engine="explicit", budget=budget, backend="python", reuse=False)
+    # Stopped at the first violation, in either back-end (`Budget.stop_when_decided`; `auto`
+    # interprets a large one natively, never compiling it). Not the verdict cache: the outcomes
+    # have their own (`cache_dir`).
+    options = CheckOptions(engine="explicit", budget=budget, reuse=False)
     prop = bind(result.prop, result.model)
     try:
         grown = shared.check(prop, config, options) if shared is not None else check_config(result.model, config, [prop], options)[0]
@@ -421,7 +422,7 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
         return True
     bound = bind(prop, result.model)
     premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
-    options = CheckOptions(engine="explicit", budget=budget, backend="python", reuse=False)  # cached with the outcome
+    options = CheckOptions(engine="explicit", budget=budget, reuse=False)  # cached with the outcome
     return check_config(result.model, config, [premise], options)[0].status == "holds"
 
 

@@ -46,6 +46,10 @@ _LARGE: set[tuple] = set()
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
+# The property kinds the native loop decides as it explores: a run that stops once every property
+# is decided (`Budget.stop_when_decided`, the growth re-checks) runs natively only when it asks for
+# these alone (the Python engine also decides coverage and termination before the end).
+DECIDED_IN_LOOP = frozenset({"invariant", "reachable", "unreachable", "after", "deadlock-free", "deterministic"})
 
 
 def unavailable_reason() -> str | None:
@@ -85,6 +89,8 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         if backend in ("native", "vm"):
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
+    if budget.stop_when_decided and any(p.kind not in DECIDED_IN_LOOP for p in props):
+        backend = "python"  # the Python engine also decides these before the end (coverage, a cycle found): so it stops there
     bytecode = backend == "vm"
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine

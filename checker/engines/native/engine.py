@@ -27,13 +27,14 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
+from checker.engines.native import DECIDED_IN_LOOP
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
-STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL = 1, 2, 4
+STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL, STATUS_DECIDED = 1, 2, 4, 5
 INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
 INITIAL_TABLE = 1 << 16  # slots of the visited table at first; it doubles to stay at most three quarters full
 RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
@@ -419,6 +420,9 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     meta[12] = 1 if any(p.kind == "deadlock-free" for p in props) else 0
     meta[13] = 1 if need_graph else 0
     meta[14] = budget.max_states
+    meta[15] = 1 if budget.stop_when_decided and all(p.kind in DECIDED_IN_LOOP for p in props) else 0
+    if not source.state_props and not source.after_props:
+        status[0] = 2  # the placeholder of an empty status array is never open
     try:
         with compiling(module.__name__):  # the first calls compile (or load numba's cache)
             module.seed(meta, states, parent, table, initial, status, where, rd)
@@ -488,6 +492,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     exp.complete = code == STATUS_COMPLETE
     if code == STATUS_BUDGET:
         stopped_by = f"state budget of {budget.max_states:,} reached"
+    elif code == STATUS_DECIDED:
+        stopped_by = "every property decided"
     exp.stopped_by = stopped_by
     if need_graph:
         processed = int(meta[1])
