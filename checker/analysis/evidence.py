@@ -19,6 +19,7 @@ depend on the machine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from checker.analysis.classify import TOLERANCE
@@ -76,11 +77,63 @@ class Verdicts:
         return self.values.get(name)
 
 
+NATIVE_FROM = 20_000  # states a Python trial explores before the exploration runs natively (loading numba costs about a second)
+_LARGE: set[tuple] = set()  # models and constants an exploration of which went past NATIVE_FROM in this process
+
+
 def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
     """The `wanted` verdicts of one configuration: breadth first, stopping when every one is
     decided and `at_least` states are found (or the space is), when the next state would pass
     `max_states`, or at a modelling error. `at_least` tells a larger game that is smaller than
-    the checked one (a bound whose growth breaks the deal, say) from one that is not."""
+    the checked one (a bound whose growth breaks the deal, say) from one that is not.
+
+    Past `NATIVE_FROM` states the exploration runs again in the bytecode interpreter
+    (`evidence_native`, the same loop state for state) when numba is installed; a model found
+    that large once skips the Python trial for its other explorations."""
+    from checker.engines.native import unavailable_reason
+
+    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())))
+    if max_states > NATIVE_FROM and unavailable_reason() is None:
+        if key not in _LARGE:
+            trial = decide_in_python(compiled, wanted, NATIVE_FROM, at_least)
+            if not trial.stopped_by.startswith("past its budget"):
+                return trial
+            _LARGE.add(key)
+        from checker.analysis import evidence_native
+        from checker.engines.native import engine
+
+        try:
+            return evidence_native.decide(compiled, wanted, max_states, at_least)
+        except (engine.NativeDeferred, engine.NativeUnsupported):
+            pass  # a modelling error (the Python loop reports where) or a model it cannot run
+    return decide_in_python(compiled, wanted, max_states, at_least)
+
+
+def settled_by(wanted: list[str], stuck: bool, seen: set[str]) -> bool:
+    """Every wanted verdict is decided before the exploration ends."""
+    return all((n == STUCK_REACHABLE and stuck) or (n == CAN_END and stuck) or (n.startswith(OUTCOME) and n[len(OUTCOME):] in seen)
+               for n in wanted)
+
+
+def verdict_values(wanted: list[str], stuck: bool, seen: set[str], complete: bool, all_reach: Callable[[tuple[int, ...]], bool]) -> dict[str, bool | None]:
+    """The wanted verdicts, from what an exploration found: a stuck state, the outcomes seen,
+    whether it is complete, and whether every state reaches an end of the given kinds (1
+    terminal, 2 stuck)."""
+    values: dict[str, bool | None] = {}
+    for name in wanted:
+        if name == STUCK_REACHABLE:
+            values[name] = True if stuck else (False if complete else None)
+        elif name.startswith(OUTCOME):
+            values[name] = True if name[len(OUTCOME):] in seen else (False if complete else None)
+        elif name == CAN_END:
+            values[name] = False if stuck else (all_reach((1,)) if complete else None)
+        elif name == ENDS_SURELY:
+            values[name] = all_reach((1, 2)) if complete else None
+    return values
+
+
+def decide_in_python(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
+    """`decide` in the Python engine: the reference the bytecode interpreter's loop is held to."""
     outcome_of = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
     successors, terminal = compiled.successors, compiled.terminal
     index: dict[int, int] = {}
@@ -102,11 +155,6 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     for s in compiled.initial:
         if s not in index:
             add(s)
-
-    def settled() -> bool:
-        """Every wanted verdict is decided before the exploration ends."""
-        return all((n == STUCK_REACHABLE and stuck) or (n == CAN_END and stuck) or (n.startswith(OUTCOME) and n[len(OUTCOME):] in seen)
-                   for n in wanted)
 
     stopped_by = ""
     i = 0
@@ -137,20 +185,11 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
         i += 1
         if (wanted or at_least) and len(states) >= at_least:
             if asked != (stuck, len(seen)):
-                asked, answer = (stuck, len(seen)), settled()
+                asked, answer = (stuck, len(seen)), settled_by(wanted, stuck, seen)
             if answer:
                 break
     complete = i == len(states) and not stopped_by  # every found state expanded
-    values: dict[str, bool | None] = {}
-    for name in wanted:
-        if name == STUCK_REACHABLE:
-            values[name] = True if stuck else (False if complete else None)
-        elif name.startswith(OUTCOME):
-            values[name] = True if name[len(OUTCOME):] in seen else (False if complete else None)
-        elif name == CAN_END:
-            values[name] = False if stuck else (_all_reach(graph, ends, (1,)) if complete else None)
-        elif name == ENDS_SURELY:
-            values[name] = _all_reach(graph, ends, (1, 2)) if complete else None
+    values = verdict_values(wanted, stuck, seen, complete, lambda kinds: _all_reach(graph, ends, kinds))
     return Verdicts(values, len(states), complete, stopped_by)
 
 

@@ -83,7 +83,7 @@ def consulted_readings(model: Model) -> set[str]:
 
 
 def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
-    space = explore_space(CompiledModel(model, config), settings.max_states, settings.timeout)
+    space = explore_space(CompiledModel(model, config, lazy=True), settings.max_states, settings.timeout)  # the Python successor code only if something runs in Python
     return analyse(space, settings.games, settings.seed)
 
 

@@ -309,7 +309,7 @@ class _ModelRuns:
     def impact(self, config: Config, budget: int) -> Impact | None:
         """The exact impact of one configuration, or None when its exploration overruns
         `budget` (no seeded estimate: an estimate cannot tell an artefact from a change)."""
-        space = explore_space(CompiledModel(self.mi.model, config), budget)
+        space = explore_space(CompiledModel(self.mi.model, config, lazy=True), budget)
         self.allowance.spend(space.size)
         return analyse(space) if space.complete else None
 

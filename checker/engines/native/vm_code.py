@@ -347,7 +347,14 @@ class Program:
                 if inst.action.name == prop.action:
                     after.setdefault(inst.id, []).append((base + j, self.expression(prop.expr, source.encoded_params(inst))))
         leads = [(self.expression(p.source), self.expression(p.target)) for p in source.leads]
-        entries = [successors, terminal, checks, 0, 0, 0]
+        outcome = self._place([*self.asm.ops(self.asm.expr(source.model.outcome, {})), vm.RETURN]) if source.model.outcome is not None else -1
+        movers = [self._mover(inst) for inst in source.instances]
+        weights = [self._weight(inst) for inst in source.instances]
+        entries = [successors, terminal, checks, 0, 0, 0, outcome, max(len(source.instances), 1), 0, 0]
+        entries[8] = len(entries)
+        entries += movers
+        entries[9] = len(entries)
+        entries += weights
         entries[3] = len(entries)
         ranges = [0]
         for inst in source.instances:
@@ -358,7 +365,7 @@ class Program:
         entries[5] = len(entries)
         entries += [x for pair in leads for x in pair]
         self.entries = entries
-        self.depth = stack_depth(self.code, [successors, terminal, checks, *(e for pairs in after.values() for _, e in pairs), *(e for pair in leads for e in pair)])
+        self.depth = stack_depth(self.code, [successors, terminal, checks, *(e for e in [outcome, *movers, *weights] if e >= 0), *(e for pairs in after.values() for _, e in pairs), *(e for pair in leads for e in pair)])
 
     def _place(self, ops: list) -> int:
         base = len(self.code)
@@ -374,6 +381,21 @@ class Program:
             out.extend([vm.OPEN, sp.slot, skip, *self.asm.ops(self.asm.expr(sp.prop.expr, {})), vm.DECIDE, sp.slot, int(sp.deciding), Mark(skip)])
         out.append(vm.RETURN)
         return out
+
+    def _mover(self, instance: Instance) -> int:
+        """Who makes an instance's move, for `explore_space`: `statespace.CHANCE` or `RULES`, or
+        the program giving the player's member number."""
+        from checker.analysis.statespace import CHANCE, RULES
+
+        action = instance.action
+        if action.by != "player":
+            return CHANCE if action.by == "chance" else RULES
+        return self._place([*self.asm.ops(self.asm.expr(action.actor, self.source.encoded_params(instance))), vm.RETURN])
+
+    def _weight(self, instance: Instance) -> int:
+        """The program giving a chance move's weight (-1: none, the weight is 1)."""
+        weight = instance.action.weight
+        return -1 if weight is None else self._place([*self.asm.ops(self.asm.expr(weight, self.source.encoded_params(instance))), vm.RETURN])
 
     def expression(self, expr: Expr, env: dict | None = None) -> int:
         """The address of a program returning `expr`'s truth (0 or 1)."""

@@ -1,0 +1,109 @@
+"""`statespace.explore_space` in the bytecode interpreter: the same state space, natively.
+
+The impact analysis explores every reading option's whole game storing each move's mover and
+weight (`checker.analysis.statespace`). `vm_module.py.txt`'s `seed_space` and `expand_space`
+run that loop state for state, numbering states, storing moves and stopping at the budget as
+it does; this module turns the arrays into the same `StateSpace` (Python arrays, packed
+integers), so the analyses that read it do not know which loop made it.
+`tests/test_statespace_native.py` holds the two to the same spaces.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+
+import numpy as np
+
+from checker.analysis.statespace import StateSpace
+from checker.engines.native import engine
+from checker.lang.compile import CompiledModel
+
+CHUNK = 1 << 14  # states expanded between two looks at the clock
+COMPLETE, PAST_BUDGET, FULL = 1, 2, 4
+
+
+def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> StateSpace:
+    """`statespace.explore_space`, natively. Raises `engine.NativeDeferred` at a modelling error
+    (the Python loop then stops there with its words) and `engine.NativeUnsupported` for a
+    model the interpreter cannot assemble."""
+    started = time.perf_counter()
+    deadline = started + timeout
+    source, module, ctx = engine.build_vm(compiled, [])
+    words = source.words
+    ni = max(len(source.instances), 1)
+    if not all(engine.in_range(compiled, s) for s in compiled.initial):
+        raise engine.NativeDeferred("an initial state holds a value outside its slot's range")
+    initial = np.array([engine.to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
+    capacity = min(max_states + ni + len(initial) + 1, engine.INITIAL_CAPACITY)
+    states = np.empty((capacity, words), np.int64)
+    parent = np.empty(capacity, np.int32)
+    term = np.zeros(capacity, np.uint8)
+    starts = np.zeros(capacity + 1, np.int32)
+    columns = [np.empty(1 << 16, dtype) for dtype in (np.int32, np.int32, np.int32, np.int64)]  # targets, instances, movers, weights
+    table_size = engine.INITIAL_TABLE
+    while table_size * 3 < 4 * (len(initial) + ni):
+        table_size *= 2
+    table = np.full(table_size, -1, np.int64)
+    python_ids = np.array(source.python_ids or [-1], np.int32)
+    meta = np.zeros(8, np.int64)
+    meta[5] = max_states
+    space = StateSpace(compiled)
+    code = 0
+    try:
+        with engine.compiling(module.__name__):
+            module.seed_space(meta, states, parent, table, initial, term, ctx)
+        while True:
+            code = module.expand_space(meta, states, parent, table, starts, *columns, term, python_ids, ctx, CHUNK)
+            if code == FULL:
+                n, m = int(meta[0]), int(meta[2])
+                if n + ni > states.shape[0]:
+                    states, parent, term = engine._grown(states, n), engine._grown(parent, n), engine._grown(term, n)
+                    starts = engine._grown(starts, int(meta[1]) + 1)
+                if (n + ni) * 4 > table.shape[0] * 3:
+                    size = table.shape[0] * 2
+                    while (n + ni) * 4 > size * 3:
+                        size *= 2
+                    grown = np.full(size, -1, np.int64)
+                    engine._runtime().grow_table(table, grown)
+                    table = grown
+                if m + ni > columns[0].shape[0]:
+                    columns = [engine._grown(column, m, m + ni) for column in columns]
+                continue
+            if code in (COMPLETE, PAST_BUDGET):
+                break
+            if time.perf_counter() > deadline:
+                space.stopped_by = f"timeout after {timeout:g} s"
+                break
+    except engine.RUNTIME_ERRORS as exc:
+        raise engine.NativeDeferred(str(exc)) from exc
+    n, i, m = int(meta[0]), int(meta[1]), int(meta[2])
+    space.states = _packed(states[:n])
+    space.index = dict(zip(space.states, range(n)))
+    space.parent = _array("i", parent[:n])
+    space.starts = _array("i", starts[: i + 1])
+    space.targets, space.instances, space.movers = (_array("i", column[:m]) for column in columns[:3])
+    space.weights = _array("q", columns[3][:m])
+    space.terminal = bytearray(term[:n].tobytes())
+    space.depth = int(meta[3])
+    if code == PAST_BUDGET:
+        space.stopped_by = f"state budget of {max_states:,} reached"
+    space.complete = code == COMPLETE
+    if space.complete and i and int(meta[4]) != n:
+        space.depth += 1
+    space.seconds = time.perf_counter() - started
+    return space
+
+
+def _packed(rows: np.ndarray) -> list[int]:
+    """The rows of 64-bit words as the Python engine's packed integers."""
+    columns = [rows[:, w].view(np.uint64).tolist() for w in range(rows.shape[1])]
+    if len(columns) == 1:
+        return columns[0]
+    return [sum(word << (64 * w) for w, word in enumerate(words)) for words in zip(*columns)]
+
+
+def _array(typecode: str, values: np.ndarray) -> array:
+    out = array(typecode)
+    out.frombytes(values.astype({"i": np.int32, "q": np.int64}[typecode]).tobytes())
+    return out

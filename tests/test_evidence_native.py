@@ -1,0 +1,104 @@
+"""The Readings re-check's exploration in the bytecode interpreter (`evidence_native`) against
+the Python loop (`evidence.decide_in_python`): the same verdicts, the same number of states, the
+same completeness and the same reason to stop, on random models under every reading, on the
+bundled models, with budgets that stop them and `at_least` counts that hold them."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+pytest.importorskip("numba")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from checker.analysis import evidence, evidence_native  # noqa: E402
+from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE  # noqa: E402
+from checker.engines.native import engine  # noqa: E402
+from checker.errors import RulecheckError  # noqa: E402
+from checker.lang.build import load_model  # noqa: E402
+from checker.lang.compile import CompiledModel  # noqa: E402
+from checker.lang.interp import Interpreter  # noqa: E402
+from tests.symbolic_support import write_game  # noqa: E402
+from tests.test_engines_agree import models  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, configs  # noqa: E402
+
+
+def wanted_lists(model) -> list[list[str]]:
+    """Each verdict alone, all of them, and none (only `at_least` holds the run)."""
+    outcome = model.outcome
+    if outcome is None:
+        labels = ["finished"]
+    elif outcome.type.kind == "enum":
+        labels = list(model.scope.domain_of(outcome.type).members)
+    else:
+        labels = ["True", "False", "0", "1"]
+    names = [STUCK_REACHABLE, CAN_END, ENDS_SURELY, *(OUTCOME + label for label in labels)]
+    return [[name] for name in names] + [names, []]
+
+
+def agree(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int) -> None:
+    python = evidence.decide_in_python(compiled, wanted, max_states, at_least)
+    try:
+        native = evidence_native.decide(compiled, wanted, max_states, at_least)
+    except engine.NativeDeferred:
+        assert python.stopped_by.startswith("at a modelling error"), "the interpreter stopped where the Python loop met no error"
+        return
+    assert native == python, (wanted, max_states, at_least)
+
+
+@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_native_evidence_agrees_on_random_models(case):
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            compiled = CompiledModel(model, config)
+            for wanted in wanted_lists(model):
+                for max_states, at_least in ((200_000, 0), (7, 0), (200_000, 5), (3, 2)):
+                    agree(compiled, wanted, max_states, at_least)
+
+
+@pytest.mark.parametrize("path", BUNDLED[::3], ids=[os.path.relpath(p, HERE) for p in BUNDLED[::3]])
+def test_native_evidence_agrees_on_bundled_models(path):
+    """A third of the bundled models (every third), default configuration: stopped by the
+    budget, by every verdict decided, and held to a number of states."""
+    model = load_model(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    compiled = CompiledModel(model, model.default_config())
+    for wanted in wanted_lists(model)[::2]:
+        agree(compiled, wanted, 30_000, 0)
+    agree(compiled, [STUCK_REACHABLE, CAN_END], 30_000, 20_000)
+
+
+def test_decide_runs_natively_past_the_trial(monkeypatch):
+    """`evidence.decide` tries the Python loop first and explores again natively past
+    `NATIVE_FROM` states (then skips the trial for that model), with the Python loop's verdicts."""
+    calls: list[int] = []
+    original = evidence_native.decide
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(evidence_native, "decide", counting)
+    monkeypatch.setattr(evidence, "NATIVE_FROM", 50)
+    monkeypatch.setattr(evidence, "_LARGE", set())
+    model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    wanted = [STUCK_REACHABLE, ENDS_SURELY]
+    reference = evidence.decide_in_python(compiled, wanted, 100_000)
+    assert reference.complete and reference.states > 50
+    assert evidence.decide(compiled, wanted, 100_000) == reference and len(calls) == 1
+    assert evidence._LARGE
+    assert evidence.decide(compiled, wanted, 100_000) == reference and len(calls) == 2

@@ -1,0 +1,88 @@
+"""The impact analysis's state space in the bytecode interpreter (`statespace_native`) against
+the Python loop (`statespace.explore_space_in_python`): the same states in the same order, the
+same parents, moves, instances, movers, weights, terminal flags, depth and reason to stop, on
+random models under every reading, on bundled models, and with budgets that stop them."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+pytest.importorskip("numba")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from checker.analysis import statespace, statespace_native  # noqa: E402
+from checker.engines.native import engine  # noqa: E402
+from checker.errors import RulecheckError  # noqa: E402
+from checker.lang.build import load_model  # noqa: E402
+from checker.lang.compile import CompiledModel  # noqa: E402
+from checker.lang.interp import Interpreter  # noqa: E402
+from tests.symbolic_support import write_game  # noqa: E402
+from tests.test_engines_agree import models  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, configs  # noqa: E402
+
+FIELDS = ("states", "index", "parent", "starts", "targets", "instances", "movers", "weights", "terminal", "depth", "complete", "stopped_by", "error")
+
+
+def agree(compiled: CompiledModel, max_states: int) -> None:
+    python = statespace.explore_space_in_python(compiled, max_states, 600.0)
+    try:
+        native = statespace_native.explore_space(compiled, max_states, 600.0)
+    except engine.NativeDeferred:
+        assert python.error is not None, "the interpreter stopped where the Python loop met no error"
+        return
+    for name in FIELDS:
+        assert getattr(native, name) == getattr(python, name), (name, max_states)
+
+
+@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(models())
+def test_native_space_agrees_on_random_models(case):
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml)
+        try:
+            model = load_model(path)
+        except RulecheckError:
+            return
+        for config in configs(model):
+            if not Interpreter(model, config).initial_states():
+                continue
+            compiled = CompiledModel(model, config)
+            for max_states in (200_000, 7, 3):
+                agree(compiled, max_states)
+
+
+@pytest.mark.parametrize("path", BUNDLED[1::3], ids=[os.path.relpath(p, HERE) for p in BUNDLED[1::3]])
+def test_native_space_agrees_on_bundled_models(path):
+    """A third of the bundled models, default configuration, stopped by a budget of 30,000."""
+    model = load_model(path)
+    if model.abstract:
+        pytest.skip("abstract model")
+    agree(CompiledModel(model, model.default_config()), 30_000)
+
+
+def test_explore_space_runs_natively_past_the_trial(monkeypatch):
+    """`explore_space` tries the Python loop first and explores again natively past
+    `NATIVE_FROM` states (then skips the trial for that model), with the Python loop's space."""
+    calls: list[int] = []
+    original = statespace_native.explore_space
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(statespace_native, "explore_space", counting)
+    monkeypatch.setattr(statespace, "NATIVE_FROM", 50)
+    monkeypatch.setattr(statespace, "_LARGE", set())
+    model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
+    compiled = CompiledModel(model, model.default_config())
+    reference = statespace.explore_space_in_python(compiled, 100_000)
+    assert reference.complete and reference.size > 50
+    for n in (1, 2):
+        space = statespace.explore_space(compiled, 100_000)
+        assert len(calls) == n and all(getattr(space, name) == getattr(reference, name) for name in FIELDS)
+    assert statespace._LARGE
