@@ -16,6 +16,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from checker.engines.native import vm
@@ -105,7 +106,8 @@ class Assembler:
             return Ops([vm.PUSH, int(value.value)])
         return value
 
-    def expr(self, expr: Expr, env: dict[str, Any], state: int = 0) -> Value:
+    def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
+        assert expr is not None, "an IR node without its operand"  # the type checker always sets them
         return getattr(self, f"_{type(expr).__name__}")(expr, env, state)
 
     def _Lit(self, expr: Lit, env: dict, state: int) -> Value:
@@ -184,13 +186,15 @@ class Assembler:
             return Const(0)
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
+    def positive(self, expr: Expr, env: dict) -> Value:
+        """`expr > 0` (a chance action's weight)."""
+        return self.arith(">", self.expr(expr, env), Const(0))
+
     def _Binary(self, expr: Binary, env: dict, state: int) -> Value:
         if expr.op in ("and", "or"):
-            return self.logic(expr.op, [self._lazy(e, env, state) for e in _chain_of(expr)])
+            return self.logic(expr.op, [partial(self.expr, e, env, state) for e in _chain_of(expr)])
         return self.arith(expr.op, self.expr(expr.left, env, state), self.expr(expr.right, env, state))
 
-    def _lazy(self, expr: Expr, env: dict, state: int) -> Callable[[], Value]:
-        return lambda: self.expr(expr, env, state)
 
     def logic(self, op: str, operands: list[Callable[[], Value]]) -> Value:
         """A short-circuit chain: operands after a constant that decides it are not assembled."""
@@ -240,13 +244,15 @@ class Assembler:
     def _Call(self, expr: Call, env: dict, state: int) -> Value:
         args = [self.expr(a, env, state) for a in expr.args]
         if expr.fn in ("min", "max"):
-            if all(isinstance(a, Const) for a in args):
-                return Const((min if expr.fn == "min" else max)(a.value for a in args))
+            known = [a.value for a in args if isinstance(a, Const)]
+            if len(known) == len(args):
+                return Const((min if expr.fn == "min" else max)(known))
             out = Ops(self.ops(args[0]))
             for arg in args[1:]:
                 out.extend(self.ops(arg))
                 out.append(vm.MIN if expr.fn == "min" else vm.MAX)
             return out
+        assert expr.domain is not None  # succ/pred always name their domain
         size = expr.domain.size
         step = 1 if expr.fn == "succ" else size - 1
         return self.arith("%", self.arith("+", args[0], Const(step)), Const(size))
@@ -285,15 +291,16 @@ class Assembler:
             parts: list[Callable[[], Value]] = []
             for where, body in terms:
                 if isinstance(where, Const):
-                    parts.append(lambda body=body: body)
+                    parts.append(_ready(body))
                 elif op == "any":
-                    parts.append(lambda where=where, body=body: self.logic("and", [lambda: where, lambda: body]))
+                    parts.append(partial(self.logic, "and", [_ready(where), _ready(body)]))
                 else:
-                    parts.append(lambda where=where, body=body: self.logic("or", [lambda: self._not(where), lambda: body]))
+                    parts.append(partial(self.logic, "or", [_ready(self._not(where)), _ready(body)]))
             return self.logic("or" if op == "any" else "and", parts)
         fold = vm.MIN_SKIPPING if op == "min" else vm.MAX_SKIPPING
-        if terms and all(isinstance(w, Const) for w, _ in terms) and all(isinstance(b, Const) for _, b in terms):
-            return Const((min if op == "min" else max)(b.value for _, b in terms))
+        known = [b.value for w, b in terms if isinstance(w, Const) and isinstance(b, Const)]
+        if terms and len(known) == len(terms):
+            return Const((min if op == "min" else max)(known))
         out = Ops([vm.PUSH, vm.SKIP])
         for where, body in terms:
             item = self.ops(body) if isinstance(where, Const) else self.branch(where, self.ops(body), Ops([vm.PUSH, vm.SKIP]))
@@ -307,6 +314,11 @@ class Assembler:
         return Const(not value.value) if isinstance(value, Const) else Ops([*value, vm.NOT])
 
 
+def _ready(value: Value) -> Callable[[], Value]:
+    """An operand of `Assembler.logic` already assembled."""
+    return lambda: value
+
+
 def _shape(ops: list) -> tuple:
     """The instructions as a comparable value: labels numbered in order of appearance."""
     names: dict[int, int] = {}
@@ -315,9 +327,10 @@ def _shape(ops: list) -> tuple:
 
 def _chain_of(expr: Binary) -> list[Expr]:
     out: list[Expr] = []
-    stack: list[Expr] = [expr]
+    stack: list[Expr | None] = [expr]
     while stack:
         node = stack.pop()
+        assert node is not None
         if isinstance(node, Binary) and node.op == expr.op:
             stack.extend((node.right, node.left))
         else:
@@ -397,7 +410,7 @@ class Program:
         weight = instance.action.weight
         return -1 if weight is None else self._place([*self.asm.ops(self.asm.expr(weight, self.source.encoded_params(instance))), vm.RETURN])
 
-    def expression(self, expr: Expr, env: dict | None = None) -> int:
+    def expression(self, expr: Expr | None, env: dict | None = None) -> int:
         """The address of a program returning `expr`'s truth (0 or 1)."""
         return self._place([*self.asm.ops(self.asm.expr(expr, env or {})), vm.RETURN])
 
@@ -510,11 +523,12 @@ class Program:
             for name, options in only.items():
                 k = self.source.reading_names.index(name)
                 tests_of = [Ops([vm.READING, k, vm.PUSH, domains[name].members.index(o), vm.EQ]) for o in options]
-                per_reading.append(asm.logic("or", [lambda t=t: t for t in tests_of]))
-            tests.append(asm.ops(asm.logic("and", [lambda t=t: t for t in per_reading])))
-        conjuncts = [lambda c=c: asm.expr(c, env) for c in item.conjuncts]
-        if instance.action.weight is not None:
-            conjuncts.append(lambda: asm.arith(">", asm.expr(instance.action.weight, env), Const(0)))
+                per_reading.append(asm.logic("or", [_ready(t) for t in tests_of]))
+            tests.append(asm.ops(asm.logic("and", [_ready(t) for t in per_reading])))
+        conjuncts: list[Callable[[], Value]] = [partial(asm.expr, c, env) for c in item.conjuncts]
+        weight = instance.action.weight
+        if weight is not None:
+            conjuncts.append(partial(asm.positive, weight, env))
         for make in conjuncts:
             value = make()
             if isinstance(value, Const):
