@@ -96,11 +96,14 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
 
 
 def _packed(rows: np.ndarray) -> list[int]:
-    """The rows of 64-bit words as the Python engine's packed integers."""
-    columns = [rows[:, w].view(np.uint64).tolist() for w in range(rows.shape[1])]
-    if len(columns) == 1:
-        return columns[0]
-    return [sum(word << (64 * w) for w, word in enumerate(words)) for words in zip(*columns)]
+    """The rows of 64-bit words as the Python engine's packed integers (the low word first:
+    a row's little-endian bytes; summing shifted words per state was a quarter of SMS's
+    native `explore_space`)."""
+    if rows.shape[1] == 1:
+        return rows[:, 0].view(np.uint64).tolist()
+    data = np.ascontiguousarray(rows).astype("<i8", copy=False).tobytes()
+    size = 8 * rows.shape[1]
+    return [int.from_bytes(data[k : k + size], "little") for k in range(0, len(data), size)]
 
 
 def _array(typecode: str, values: np.ndarray) -> array:
