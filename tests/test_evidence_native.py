@@ -6,7 +6,6 @@ bundled models, with budgets that stop them and `at_least` counts that hold them
 from __future__ import annotations
 
 import os
-import tempfile
 
 import pytest
 
@@ -17,13 +16,10 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from checker.analysis import evidence, evidence_native  # noqa: E402
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE  # noqa: E402
 from checker.engines.native import engine  # noqa: E402
-from checker.errors import RulecheckError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
-from checker.lang.interp import Interpreter  # noqa: E402
-from tests.symbolic_support import write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
 
 
 def wanted_lists(model) -> list[list[str]]:
@@ -52,20 +48,11 @@ def agree(compiled: CompiledModel, wanted: list[str], max_states: int, at_least:
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(models())
 def test_native_evidence_agrees_on_random_models(case):
-    model_yaml, props_yaml = case
-    with tempfile.TemporaryDirectory() as root:
-        path = write_game(root, "random", model_yaml, props_yaml)
-        try:
-            model = load_model(path)
-        except RulecheckError:
-            return
-        for config in configs(model):
-            if not Interpreter(model, config).initial_states():
-                continue
-            compiled = CompiledModel(model, config)
-            for wanted in wanted_lists(model):
-                for max_states, at_least in ((200_000, 0), (7, 0), (200_000, 5), (3, 2)):
-                    agree(compiled, wanted, max_states, at_least)
+    for model, config, _ in generated_configs(case):
+        compiled = CompiledModel(model, config)
+        for wanted in wanted_lists(model):
+            for max_states, at_least in ((200_000, 0), (7, 0), (200_000, 5), (3, 2)):
+                agree(compiled, wanted, max_states, at_least)
 
 
 @pytest.mark.parametrize("path", BUNDLED[::3], ids=[os.path.relpath(p, HERE) for p in BUNDLED[::3]])

@@ -86,23 +86,28 @@ def configs(model):
     return out
 
 
+def generated_configs(case: tuple[str, str], extra_props: str = ""):
+    """Each configuration with initial states of a generated model (`tests.test_engines_agree`),
+    with the model and its bound properties; nothing when the model or its properties do not load."""
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        path = write_game(root, "random", model_yaml, props_yaml + extra_props)
+        try:
+            model = load_model(path)
+            _, props = bound_props(path)
+        except RulecheckError:
+            return  # a generated model or property the checker refuses (a static division by zero, say)
+        for config in configs(model):
+            if Interpreter(model, config).initial_states():
+                yield model, config, props
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(models())
 def test_native_agrees_on_random_models(case):
-    model_yaml, props_yaml = case
-    props_yaml += "\n- {id: ends-reachable, kind: can-end}"  # native here; the symbolic engine has none
-    with tempfile.TemporaryDirectory() as root:
-        path = write_game(root, "random", model_yaml, props_yaml)
-        try:
-            model = load_model(path)
-        except RulecheckError:
-            return
-        _, props = bound_props(path)
-        for config in configs(model):
-            if not Interpreter(model, config).initial_states():
-                continue
-            problems = compare(model, config, props)
-            assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
+    for model, config, props in generated_configs(case, "\n- {id: ends-reachable, kind: can-end}"):  # native here; the symbolic engine has none
+        problems = compare(model, config, props)
+        assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
 
 
 def with_passes(threshold: int, fn, *args):
@@ -389,6 +394,9 @@ def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
     for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
         monkeypatch.delitem(sys.modules, name)  # modules loaded by earlier tests count as compiled
+    from checker.engines import native
+
+    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config())
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
@@ -409,6 +417,7 @@ def test_auto_interprets_a_model_not_compiled_and_never_compiles_it(tmp_path, mo
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(engine, "_LOADED", {})
     monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
+    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config())
     py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
@@ -433,6 +442,7 @@ def test_auto_goes_native_for_a_compiled_model(monkeypatch):
     assert engine.is_compiled_cheaply(compiled, props)
     monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
     monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
+    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert isinstance(exp, engine.NativeExploration) and not exp.bytecode and exp.complete
 

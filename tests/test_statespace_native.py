@@ -6,7 +6,6 @@ random models under every reading, on bundled models, and with budgets that stop
 from __future__ import annotations
 
 import os
-import tempfile
 
 import pytest
 
@@ -16,13 +15,10 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from checker.analysis import statespace, statespace_native  # noqa: E402
 from checker.engines.native import engine  # noqa: E402
-from checker.errors import RulecheckError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
-from checker.lang.interp import Interpreter  # noqa: E402
-from tests.symbolic_support import write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
 
 FIELDS = ("states", "index", "parent", "starts", "targets", "instances", "movers", "weights", "terminal", "depth", "complete", "stopped_by", "error")
 
@@ -41,19 +37,10 @@ def agree(compiled: CompiledModel, max_states: int) -> None:
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(models())
 def test_native_space_agrees_on_random_models(case):
-    model_yaml, props_yaml = case
-    with tempfile.TemporaryDirectory() as root:
-        path = write_game(root, "random", model_yaml, props_yaml)
-        try:
-            model = load_model(path)
-        except RulecheckError:
-            return
-        for config in configs(model):
-            if not Interpreter(model, config).initial_states():
-                continue
-            compiled = CompiledModel(model, config)
-            for max_states in (200_000, 7, 3):
-                agree(compiled, max_states)
+    for model, config, _ in generated_configs(case):
+        compiled = CompiledModel(model, config)
+        for max_states in (200_000, 7, 3):
+            agree(compiled, max_states)
 
 
 @pytest.mark.parametrize("path", BUNDLED[1::3], ids=[os.path.relpath(p, HERE) for p in BUNDLED[1::3]])

@@ -28,18 +28,13 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     source, module, ctx = engine.build_vm(compiled, [])
     words = source.words
     ni = max(len(source.instances), 1)
-    if not all(engine.in_range(compiled, s) for s in compiled.initial):
-        raise engine.NativeDeferred("an initial state holds a value outside its slot's range")
-    initial = np.array([engine.to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
+    initial = engine.initial_rows(compiled, words)
     capacity = min(max_states + ni + len(initial) + 1, engine.INITIAL_CAPACITY)
     states = np.empty((capacity, words), np.int64)
     ends = np.zeros(capacity, np.uint8)
     starts = np.zeros(capacity + 1, np.int64)
     edges = np.empty(1 << 16, np.int32)
-    table_size = engine.INITIAL_TABLE
-    while table_size * 3 < 4 * (len(initial) + ni):
-        table_size *= 2
-    table = np.full(table_size, -1, np.int64)
+    table = engine.fitted_table(np.full(engine.INITIAL_TABLE, -1, np.int64), len(initial) + ni)
     seen = np.zeros(256, np.int64)
     meta = np.zeros(10, np.int64)
     meta[5] = max_states
@@ -58,13 +53,7 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
                 if n + ni > states.shape[0]:
                     states, ends = engine._grown(states, n), engine._grown(ends, n)
                     starts = engine._grown(starts, int(meta[1]) + 1)
-                if (n + ni) * 4 > table.shape[0] * 3:
-                    size = table.shape[0] * 2
-                    while (n + ni) * 4 > size * 3:
-                        size *= 2
-                    grown = np.full(size, -1, np.int64)
-                    engine._runtime().grow_table(table, grown)
-                    table = grown
+                table = engine.fitted_table(table, n + ni)
                 if ne + ni > edges.shape[0]:
                     edges = engine._grown(edges, ne, ne + ni)
                 continue

@@ -388,10 +388,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     words = source.words
     ni = max(len(source.instances), 1)
     nprops = max(len(source.state_props) + len(source.after_props), 1)
-    if not all(in_range(compiled, s) for s in compiled.initial):
-        raise NativeDeferred("an initial state holds a value outside its slot's range")
     started = time.perf_counter()
-    initial = np.array([to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
+    initial = initial_rows(compiled, words)
     capacity = min(budget.max_states + ni + len(initial) + 1, INITIAL_CAPACITY)
     states = np.empty((capacity, words), np.int64)  # untouched pages cost no memory
     parent = np.empty(capacity, np.int32)
@@ -400,10 +398,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     starts[0] = 0
     edges = np.empty(1 << 16 if need_graph else 1, np.int32)
     layer_ends = np.empty(1 << 10, np.int64)
-    table_size = INITIAL_TABLE
-    while table_size * 3 < 4 * (len(initial) + ni):  # at most three quarters full
-        table_size *= 2
-    table = np.full(table_size, -1, np.int64)
+    table = fitted_table(np.full(INITIAL_TABLE, -1, np.int64), len(initial) + ni)
     fired = np.zeros(ni, np.uint8)
     forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
     status = np.zeros(nprops, np.int8)
@@ -452,13 +447,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
                 if need_graph:
                     term = _grown(term, n)
                     starts = _grown(starts, int(meta[1]) + 1)
-            if (n + ni) * 4 > table.shape[0] * 3:
-                size = table.shape[0] * 2
-                while (n + ni) * 4 > size * 3:
-                    size *= 2
-                grown = np.full(size, -1, np.int64)
-                _runtime().grow_table(table, grown)
-                table = grown
+            table = fitted_table(table, n + ni)
             if meta[3] + 2 > layer_ends.shape[0]:
                 layer_ends = _grown(layer_ends, int(meta[3]))
             if need_graph and meta[2] + ni > edges.shape[0]:
@@ -504,6 +493,27 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
     exp.seconds = time.perf_counter() - started
     return exp, found
+
+
+def initial_rows(compiled: CompiledModel, words: int) -> np.ndarray:
+    """The initial states as rows of words; a value outside its slot's range is left to the
+    Python engine (`in_range`)."""
+    if not all(in_range(compiled, s) for s in compiled.initial):
+        raise NativeDeferred("an initial state holds a value outside its slot's range")
+    return np.array([to_words(s, words) for s in compiled.initial], dtype=np.int64).reshape(-1, words)
+
+
+def fitted_table(table: np.ndarray, entries: int) -> np.ndarray:
+    """`table`, or a doubled one holding its entries, so that `entries` keep it at most three
+    quarters full."""
+    if entries * 4 <= table.shape[0] * 3:
+        return table
+    size = table.shape[0] * 2
+    while entries * 4 > size * 3:
+        size *= 2
+    grown = np.full(size, -1, np.int64)
+    _runtime().grow_table(table, grown)
+    return grown
 
 
 def _grown(array: np.ndarray, used: int, at_least: int = 0) -> np.ndarray:

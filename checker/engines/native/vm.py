@@ -17,10 +17,10 @@ the engine then leaves the configuration to the Python engine, which reports it 
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-WORD = 64
+from checker.engines.native.runtime import WORD, _rd, _wr
+
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 
 # -- operations (operands in brackets) ------------------------------------------------------------
@@ -71,25 +71,6 @@ DECIDE = 46  # [k, value]: pop; when its truth is `value`, property k is decided
 
 
 @njit(cache=True)
-def _field(row, offset, mask):
-    w = offset // WORD
-    o = offset % WORD
-    if o != 0 and (mask >> (WORD - o)) != 0:
-        return ((row[w] >> o) & ((np.int64(1) << (WORD - o)) - 1)) | ((row[w + 1] << (WORD - o)) & mask)
-    return (row[w] >> o) & mask
-
-
-@njit(cache=True)
-def _write(t, offset, mask, value):
-    w = offset // WORD
-    o = offset % WORD
-    t[w] = (t[w] & ~(mask << o)) | (value << o)
-    if o != 0 and (mask >> (WORD - o)) != 0:
-        rest = mask >> (WORD - o)
-        t[w + 1] = (t[w + 1] & ~rest) | ((value >> (WORD - o)) & rest)
-
-
-@njit(cache=True)
 def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, node):
     """Execute from `pc` until RETURN: the number of successors written to `out` (a successor
     program), or the value on top of the stack (an expression). The state properties' program
@@ -116,7 +97,7 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
             st[sp - 1] = 1 if st[sp - 1] == st[sp] else 0
             pc += 1
         elif op == DISPATCH:
-            value = _field(s, code[pc + 1], code[pc + 2])
+            value = _rd(s, code[pc + 1], code[pc + 2])
             count = code[pc + 3]
             target = code[pc + 4 + 2 * count]
             for k in range(count):
@@ -173,11 +154,11 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
             pc = code[pc + 1] if st[sp] != 0 else pc + 2
         elif op == FIELDX:
             row = s if code[pc + 1] == 0 else o
-            st[sp - 1] = _field(row, code[pc + 2] + st[sp - 1] * code[pc + 3], code[pc + 4])
+            st[sp - 1] = _rd(row, code[pc + 2] + st[sp - 1] * code[pc + 3], code[pc + 4])
             pc += 5
         elif op == FIELD2:
             row = s if code[pc + 1] == 0 else o
-            st[sp] = _field(row, code[pc + 2] * WORD + code[pc + 3], code[pc + 4])
+            st[sp] = _rd(row, code[pc + 2] * WORD + code[pc + 3], code[pc + 4])
             sp += 1
             pc += 5
         elif op == READING:
@@ -268,7 +249,7 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
                 out[n, w] = s[w]
             pc += 1
         elif op == WRITE:
-            _write(out[n], reg[code[pc + 1]], code[pc + 3], reg[code[pc + 2]])
+            _wr(out[n], reg[code[pc + 1]], code[pc + 3], reg[code[pc + 2]])
             pc += 4
         elif op == MOVE:
             out_i[n] = code[pc + 1]
