@@ -21,15 +21,10 @@ from typing import Any
 
 from checker.engines.native import vm
 from checker.engines.native.codegen import WORD, NativeSource
-from checker.lang.compile import Instance, _conjuncts, _Pending, split_by_dispatch
+from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending, split_by_dispatch
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 
 _BINARY = {"+": vm.ADD, "-": vm.SUB, "*": vm.MUL, "//": vm.DIV, "%": vm.MOD, "==": vm.EQ, "!=": vm.NE, "<": vm.LT, "<=": vm.LE, ">": vm.GT, ">=": vm.GE}
-_FOLD: dict[str, Callable[[Any, Any], Any]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-}
 
 
 @dataclass
