@@ -120,13 +120,29 @@ def _compare(a: CompiledModel, b: CompiledModel, s: int, outcome_a, outcome_b, k
     return "", list(moves[0].values())
 
 
+@dataclass
+class Search:
+    """Where a search stopped: the divergent play (packed states, from an initial one) and its
+    kind, or none; the states found, the deepest compared, and why it stopped short."""
+
+    kind: str
+    path: list[int]
+    states: int
+    depth: int
+    complete: bool
+    stopped_by: str
+
+
 def find_divergence(model: Model, baseline: Config, alternative: Config, max_states: int = 500_000, timeout: float = 300.0) -> Divergence:
-    """The shortest play legal under both configurations after which they differ."""
+    """The shortest play legal under both configurations after which they differ.
+
+    The search runs in the bytecode interpreter when numba is installed (`divergence_native`:
+    one program for both readings, no successor code generated per configuration) and in the
+    Python engine otherwise, or for a model the interpreter leaves to it; the same search state
+    for state (`tests/test_divergence_native.py`)."""
     started = time.perf_counter()
-    a, b = CompiledModel(model, baseline), CompiledModel(model, alternative)
+    a, b = CompiledModel(model, baseline, lazy=True), CompiledModel(model, alternative, lazy=True)
     result = Divergence(model, baseline, alternative, found=False)
-    outcome_a = a.evaluator(model.outcome) if model.outcome is not None else None
-    outcome_b = b.evaluator(model.outcome) if model.outcome is not None else None
     only_a = [s for s in a.initial if s not in set(b.initial)]
     only_b = [s for s in b.initial if s not in set(a.initial)]
     if only_a or only_b:
@@ -134,6 +150,42 @@ def find_divergence(model: Model, baseline: Config, alternative: Config, max_sta
         _start_evidence(result, a, b, only_a, only_b)
         result.seconds = time.perf_counter() - started
         return result
+    with_actor = _actor_consults_readings(model)
+    found = _search_natively(a, b, with_actor, max_states, timeout)
+    if found is None:
+        found = search_in_python(a, b, with_actor, max_states, max(timeout - (time.perf_counter() - started), 0.1))
+    result.states, result.depth, result.complete, result.stopped_by = found.states, found.depth, found.complete, found.stopped_by
+    if found.kind:
+        result.found, result.kind = True, found.kind
+        _evidence(result, a, b, found.path)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _search_natively(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int, timeout: float) -> Search | None:
+    """The interpreter's search, or None where the Python search is to run: numba missing, the
+    constants differ, or a model the interpreter cannot run (or that raises a modelling error the
+    Python search reports in its words)."""
+    from checker.engines.native import unavailable_reason
+
+    if unavailable_reason() is not None or a.config.constants != b.config.constants:
+        return None
+    from checker.analysis import divergence_native
+    from checker.engines.native import engine
+
+    try:
+        return divergence_native.search(a, b, with_actor, max_states, timeout)
+    except (engine.NativeDeferred, engine.NativeUnsupported):
+        return None
+
+
+def search_in_python(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int, timeout: float) -> Search:
+    """Breadth first along the product's diagonal in the Python engine: the reference the
+    interpreter's search is held to."""
+    deadline = time.perf_counter() + timeout
+    model = a.model
+    outcome_a = a.evaluator(model.outcome) if model.outcome is not None else None
+    outcome_b = b.evaluator(model.outcome) if model.outcome is not None else None
     parent: dict[int, int | None] = {}
     depth_of: dict[int, int] = {}
     queue: deque[int] = deque()
@@ -141,40 +193,35 @@ def find_divergence(model: Model, baseline: Config, alternative: Config, max_sta
         if s not in parent:
             parent[s], depth_of[s] = None, 0
             queue.append(s)
-    deadline = started + timeout
-    with_actor = _actor_consults_readings(model)
     keys = (_keyer(a, with_actor), _keyer(b, with_actor))
+    found = Search("", [], 0, 0, False, "")
     count = 0
     while queue:
         s = queue.popleft()
         count += 1
-        result.depth = max(result.depth, depth_of[s])
+        found.depth = max(found.depth, depth_of[s])
         if (count & 1023) == 0 and time.perf_counter() > deadline:
-            result.stopped_by = f"timeout after {timeout:g} s"
+            found.stopped_by = f"timeout after {timeout:g} s"
             break
         kind, successors = _compare(a, b, s, outcome_a, outcome_b, keys)
         if kind:
             path = [s]
-            while parent[path[-1]] is not None:
-                path.append(parent[path[-1]])
-            result.found, result.kind = True, kind
-            result.states = len(parent)
-            _evidence(result, a, b, path[::-1])
-            result.seconds = time.perf_counter() - started
-            return result
+            while (before := parent[path[-1]]) is not None:
+                path.append(before)
+            found.kind, found.path, found.states = kind, path[::-1], len(parent)
+            return found
         for t in successors:
             if t not in parent:
                 if len(parent) >= max_states:
-                    result.stopped_by = f"state budget of {max_states:,} reached"
+                    found.stopped_by = f"state budget of {max_states:,} reached"
                     queue.clear()
                     break
                 parent[t], depth_of[t] = s, depth_of[s] + 1
                 queue.append(t)
     else:
-        result.complete = not result.stopped_by
-    result.states = len(parent)
-    result.seconds = time.perf_counter() - started
-    return result
+        found.complete = not found.stopped_by
+    found.states = len(parent)
+    return found
 
 
 def _label(model: Model, config: Config) -> str:

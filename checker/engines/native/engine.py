@@ -30,6 +30,7 @@ from checker.engines.graph import CSRGraph
 from checker.engines.native import DECIDED_IN_LOOP
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.lang.compile import CompiledModel
+from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 
@@ -121,7 +122,12 @@ def generated_props(compiled: CompiledModel, props: list[BoundProperty]) -> list
 
 
 def source_key(compiled: CompiledModel, props: list[BoundProperty]) -> tuple:
-    return (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())), tuple(p.id for p in generated_props(compiled, props)))
+    return _key(compiled.model, compiled.config, generated_props(compiled, props))
+
+
+def _key(model: Model, config: Config, generated: list[BoundProperty]) -> tuple:
+    """What a module or program depends on: the model, its constants and the generated properties."""
+    return (model.path, model.id, repr(sorted(config.constants.items())), tuple(p.id for p in generated))
 
 
 def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
@@ -356,6 +362,12 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
             raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
     program = _PROGRAMS[key]
     return source, load_module(vm_source()), program.context(source.reading_values(compiled.config))
+
+
+def vm_context(source: NativeSource, config: Config) -> tuple:
+    """The program's inputs under another reading combination of the model and constants
+    `build_vm` assembled `source` for: one program serves every reading combination."""
+    return _PROGRAMS[_key(source.model, source.config, source.props)].context(source.reading_values(config))
 
 
 def in_range(compiled: CompiledModel, packed: int) -> bool:
