@@ -158,6 +158,45 @@ def test_one_program_per_model_and_constants():
     assert len(Program(source).code) > 0
 
 
+def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
+    """A program for the model's own suite is stored under `$RULECHECK_CACHE/vm/` and served to
+    the next process (here: an emptied process cache) without assembling; other constants, or an
+    edited suite, are another program; an unreadable entry is assembled again."""
+    import shutil
+
+    import numpy as np
+
+    from checker.engines.native import vm_code
+    from checker.lang.model import Config
+
+    shutil.copytree(os.path.join(HERE, "models", "titlebelt"), tmp_path / "game" / "models" / "titlebelt")
+    (tmp_path / "game" / "properties").mkdir()
+    suite = tmp_path / "game" / "properties" / "titlebelt.yaml"
+    shutil.copy(os.path.join(HERE, "properties", "titlebelt.yaml"), suite)
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    model, _ = bound_props(str(tmp_path / "game" / "models" / "titlebelt" / "two-player.yaml"))
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
+    _, _, first = engine.build_vm(compiled, [])
+    stored = list((tmp_path / "cache" / "vm").iterdir())
+    assert len(stored) == 1
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "_PROGRAMS", {})
+        patch.setattr(vm_code.Program, "__init__", lambda self, source: pytest.fail("assembled again"))
+        _, _, again = engine.build_vm(compiled, [])
+    assert all(np.array_equal(x, y) for x, y in zip(first, again))
+    stored[0].write_bytes(b"not a program")
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    _, _, rebuilt = engine.build_vm(compiled, [])
+    assert all(np.array_equal(x, y) for x, y in zip(first, rebuilt))
+    engine.build_vm(CompiledModel(model, Config({**compiled.config.constants, "n_foreign": 3}, compiled.config.readings), lazy=True), [])
+    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 2
+    suite.write_text(suite.read_text() + "# edited\n")
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    engine.build_vm(compiled, [])
+    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 3
+
+
 def test_cli_vm_backend_checks_a_game(tmp_path):
     """`--backend vm` through the command line: the same results as the Python engine."""
     import json

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
+
+if TYPE_CHECKING:
+    from checker.engines.native.vm_code import Bytecode
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
 STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL, STATUS_DECIDED = 1, 2, 4, 5
@@ -338,7 +342,7 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
         raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
 
 
-_PROGRAMS: dict[tuple, object] = {}  # source key -> the bytecode `Program` of that model and constants
+_PROGRAMS: dict[tuple, Bytecode] = {}  # source key -> the bytecode of that model and constants
 
 
 def vm_source() -> str:
@@ -350,18 +354,27 @@ def vm_source() -> str:
 def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType, tuple]:
     """The bytecode interpreter's module (one for every model, compiled once per machine), this
     configuration's generator (its instance numbers) and the program's inputs. The program is
-    assembled once per model and constants in a process: readings are a run-time input."""
-    from checker.engines.native.vm_code import Program
+    assembled once per model and constants in a process (readings are a run-time input), and one
+    for the model's own suite once per machine (`program_cache`)."""
+    from checker.engines.native import program_cache
 
     source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
     key = source_key(compiled, props)
     if key not in _PROGRAMS:
-        try:
-            _PROGRAMS[key] = Program(source)
-        except (KeyError, AttributeError, NotImplementedError) as exc:
-            raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
-    program = _PROGRAMS[key]
-    return source, load_module(vm_source()), program.context(source.reading_values(compiled.config))
+        if source.props and source.props is not _SUITES.get((compiled.model.path, compiled.model.id)):
+            _PROGRAMS[key] = _assembled(source)  # properties from elsewhere: the disk cache's key does not cover them
+        else:
+            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source))
+    return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config))
+
+
+def _assembled(source: NativeSource) -> Bytecode:
+    from checker.engines.native.vm_code import Program
+
+    try:
+        return Program(source).bytecode()
+    except (KeyError, AttributeError, NotImplementedError) as exc:
+        raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
 
 
 def vm_context(source: NativeSource, config: Config) -> tuple:

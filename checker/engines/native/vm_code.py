@@ -335,6 +335,38 @@ def _chain_of(expr: Binary) -> list[Expr]:
 
 
 
+@dataclass(frozen=True)
+class Bytecode:
+    """An assembled program: instructions, constant tables and entry points (read-only, shared
+    by every context), and the sizes of the stack and registers a run needs."""
+
+    code: Any
+    tables: Any
+    entries: Any
+    depth: int
+    registers: int
+    words: int
+
+    def context(self, readings: list[int]) -> tuple:
+        """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
+        shared arrays, these readings, and scratch space of its own."""
+        import numpy as np
+
+        return (
+            self.code,
+            self.tables,
+            np.array(readings, np.int64),
+            np.zeros(self.depth + 1, np.int64),
+            np.zeros(max(self.registers, 1), np.int64),
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            np.zeros((1, self.words), np.int64),
+            self.entries,
+            np.zeros(1, np.int8),
+            np.zeros(1, np.int64),
+        )
+
+
 class Program:
     """One model configuration's bytecode, whatever its readings (a run-time input): the
     successor program, the terminal condition and the property predicates in one array, the
@@ -409,24 +441,12 @@ class Program:
         """The address of a program returning `expr`'s truth (0 or 1)."""
         return self._place([*self.asm.ops(self.asm.expr(expr, env or {})), vm.RETURN])
 
-    def context(self, readings: list[int]) -> tuple:
-        """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`."""
+    def bytecode(self) -> Bytecode:
+        """What the interpreter runs: the program without its assembler (which can be cached)."""
         import numpy as np
 
-        words = self.source.words
-        return (
-            np.array(self.code, np.int64),
-            np.array(self.asm.tables or [0], np.int64),
-            np.array(readings, np.int64),
-            np.zeros(self.depth + 1, np.int64),
-            np.zeros(max(self.registers, 1), np.int64),
-            np.zeros(1, np.int64),
-            np.zeros(1, np.int64),
-            np.zeros((1, words), np.int64),
-            np.array(self.entries, np.int64),
-            np.zeros(1, np.int8),
-            np.zeros(1, np.int64),
-        )
+        tables = self.asm.tables or [0]
+        return Bytecode(np.array(self.code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, self.registers, self.source.words)
 
     # -- successors ---------------------------------------------------------------------------
     def _successors(self) -> list:

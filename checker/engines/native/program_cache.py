@@ -1,0 +1,67 @@
+"""Assembled bytecode on disk, so a model and its constants are assembled once per machine.
+
+A cold check explores the same model and constants in several processes (the check matrix's
+workers, the impact analysis's, the Readings re-checks'), and each assembled the program again:
+0.05 to 2 CPU s a time, 136 CPU s of a whole cold check. A program is assembled from the
+checker's code, the model's YAML files, its constants and the model's property suite (which
+`generated_props` puts in every program, so that one program serves every subset): the key
+`compile_cache` computes for generated Python code, without the readings (a run-time input
+here), with the suite file's bytes and the properties' ids. Programs for properties from
+elsewhere are kept in the process only. Stored under `$RULECHECK_CACHE/vm/`; a cache that
+cannot be read or written is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import zlib
+from collections.abc import Callable
+
+from checker.engines.native.vm_code import Bytecode
+from checker.errors import RulecheckError
+from checker.lang.compile_cache import cache_root, code_digest, source_digest
+from checker.lang.model import Config, Model
+from checker.lang.properties import suite_path
+
+
+def _key(model: Model, config: Config, prop_ids: list[str]) -> str:
+    digest = hashlib.sha256(code_digest().encode())
+    digest.update(source_digest(model.path).encode())
+    suite = suite_path(model.path)
+    if prop_ids and os.path.isfile(suite):
+        with open(suite, "rb") as handle:
+            digest.update(handle.read())
+    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), prop_ids)).encode())
+    return digest.hexdigest()[:32]
+
+
+def _path(key: str) -> str:
+    return os.path.join(cache_root(), "vm", f"{key}.bin")
+
+
+def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
+    """The program of a model, its constants and its suite's properties `prop_ids` (none, or the
+    whole suite): from the disk cache, or assembled (by `assemble`) and stored."""
+    try:
+        key = _key(model, config, prop_ids)
+    except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
+        return assemble()
+    try:
+        with open(_path(key), "rb") as handle:
+            found = pickle.loads(zlib.decompress(handle.read()))
+        if isinstance(found, Bytecode):
+            return found
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
+        pass
+    made = assemble()
+    try:
+        os.makedirs(os.path.dirname(_path(key)), exist_ok=True)
+        partial = f"{_path(key)}.{os.getpid()}.tmp"
+        with open(partial, "wb") as handle:
+            handle.write(zlib.compress(pickle.dumps(made, protocol=5), 1))
+        os.replace(partial, _path(key))
+    except OSError:
+        pass
+    return made
