@@ -416,7 +416,7 @@ def _estimate_run(runs: _ModelRuns, option: OptionImpact, exact: ReadingGrowth, 
 
 def _simulated(model: Model, config: Config, settings: Settings, max_steps: int, moves: _Allowance) -> Impact:
     """One configuration's outcome shares by seeded simulation, as an estimated `Impact`."""
-    report = simulate(CompiledModel(model, config), settings.games, settings.seed, max_steps)
+    report = simulate(CompiledModel(model, config, lazy=True), settings.games, settings.seed, max_steps)
     moves.spend(report.moves)
     probabilities, intervals = shares(report)
     return Impact(False, "seeded simulation", 0, probabilities=probabilities, intervals=intervals)

@@ -37,6 +37,25 @@ class SimulationReport:
 
 
 def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> SimulationReport:
+    """`games` seeded games of at most `max_steps` steps each. In the bytecode interpreter when
+    numba is installed (`simulate_native`: the same games, draw for draw, with no successor
+    code generated for the configuration), else, or where the interpreter leaves a model to it,
+    in the Python engine."""
+    from checker.engines.native import unavailable_reason
+
+    if unavailable_reason() is None:
+        from checker.engines import simulate_native
+        from checker.engines.native import engine
+
+        try:
+            return simulate_native.simulate(compiled, games, seed, max_steps)
+        except (engine.NativeDeferred, engine.NativeUnsupported):
+            pass  # an error the Python loop raises or words, or a model the interpreter cannot run
+    return simulate_in_python(compiled, games, seed, max_steps)
+
+
+def simulate_in_python(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> SimulationReport:
+    """Random play in the Python engine: the reference the interpreter's games are held to."""
     rng = random.Random(seed)
     report = SimulationReport(games=games, finished=0)
     weights = weight_functions(compiled)
