@@ -476,7 +476,7 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     model = load_model(model_path)
     check_selection([GameModels(model.folder, [model], [])], CheckOptions(pinned=_pairs(pinned, "--reading"), constants=_pairs(constants, "--set")))
     config = reading_configs(model, "default", _pairs(pinned, "--reading"), parse_constants(model, _pairs(constants, "--set")))[0]
-    report = run_games(CompiledModel(model, config), games, seed, max_steps)
+    report = run_games(CompiledModel(model, config, lazy=True), games, seed, max_steps)
     console = _console()
     print_simulation(console, model, config, report, games, seed)
 

@@ -68,9 +68,9 @@ def test_native_evidence_agrees_on_bundled_models(path):
     agree(compiled, [STUCK_REACHABLE, CAN_END], 30_000, 20_000)
 
 
-def test_decide_runs_natively_past_the_trial(monkeypatch):
-    """`evidence.decide` tries the Python loop first and explores again natively past
-    `NATIVE_FROM` states (then skips the trial for that model), with the Python loop's verdicts."""
+def test_decide_runs_natively(monkeypatch):
+    """`evidence.decide` explores in the interpreter from the start, with the Python loop's
+    verdicts, and generates no Python successor code for the configuration."""
     calls: list[int] = []
     original = evidence_native.decide
 
@@ -79,13 +79,9 @@ def test_decide_runs_natively_past_the_trial(monkeypatch):
         return original(*args)
 
     monkeypatch.setattr(evidence_native, "decide", counting)
-    monkeypatch.setattr(evidence, "NATIVE_FROM", 50)
-    monkeypatch.setattr(evidence, "_LARGE", set())
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    compiled = CompiledModel(model, model.default_config())
     wanted = [STUCK_REACHABLE, ENDS_SURELY]
-    reference = evidence.decide_in_python(compiled, wanted, 100_000)
-    assert reference.complete and reference.states > 50
-    assert evidence.decide(compiled, wanted, 100_000) == reference and len(calls) == 1
-    assert evidence._LARGE
-    assert evidence.decide(compiled, wanted, 100_000) == reference and len(calls) == 2
+    reference = evidence.decide_in_python(CompiledModel(model, model.default_config()), wanted, 100_000)
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
+    assert evidence.decide(compiled, wanted, 100_000) == reference and calls == [1]
+    assert not compiled.built

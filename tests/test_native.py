@@ -386,47 +386,26 @@ def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch)
     assert compiled.built and exp.complete
 
 
-def test_auto_keeps_small_uncompiled_models_in_python(tmp_path, monkeypatch):
-    """`auto` does not pay for loading native code on a small state space: with an empty cache
-    the Python engine decides it (and nothing native is written)."""
-    import sys
-
-    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
-    for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
-        monkeypatch.delitem(sys.modules, name)  # modules loaded by earlier tests count as compiled
-    from checker.engines import native
-
-    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
-    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    compiled = CompiledModel(model, model.default_config())
-    exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
-    assert not isinstance(exp, engine.NativeExploration) and exp.complete
-    assert not os.path.exists(os.path.join(tmp_path, "native"))
-
-
 def test_auto_interprets_a_model_not_compiled_and_never_compiles_it(tmp_path, monkeypatch):
-    """Past the state threshold `auto` explores a model whose module is not compiled in the
-    bytecode interpreter, with the Python engine's results, and compiles nothing for it. The
-    threshold is lowered so the small duel model stands in for a large one."""
+    """`auto` explores a model whose module is not compiled in the bytecode interpreter from the
+    start, however small, with the Python engine's results; it compiles nothing for the model
+    and generates no Python successor code."""
     import sys
 
-    from checker.engines import native
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
     for name in [n for n in sys.modules if n.startswith("rulecheck_native_")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(engine, "_LOADED", {})
-    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
-    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    compiled = CompiledModel(model, model.default_config())
-    py_exp, py_found = explicit.explore(compiled, props, Budget(), need_graph=True)
+    py_exp, py_found = explicit.explore(CompiledModel(model, model.default_config()), props, Budget(), need_graph=True)
     reference = {k: finding_key(f) for k, f in explicit.decide(py_exp, props, py_found).items()}
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
     for _ in range(2):
         exp, found = explore_and_decide(compiled, props, Budget(), None, True, "auto")
         assert isinstance(exp, engine.NativeExploration) and exp.bytecode and exp.complete
         assert {k: finding_key(f) for k, f in found.items()} == reference
-    assert not engine.is_compiled_cheaply(compiled, props)
+    assert not engine.is_compiled_cheaply(compiled, props) and not compiled.built
     written = glob.glob(os.path.join(tmp_path, "native", "*.py"))
     assert [os.path.basename(p) for p in written] == [f"{engine.module_name(engine.vm_source())}.py"]  # the interpreter's module only
 
@@ -434,15 +413,12 @@ def test_auto_interprets_a_model_not_compiled_and_never_compiles_it(tmp_path, mo
 def test_auto_goes_native_for_a_compiled_model(monkeypatch):
     """Once compiled (`--backend native`, or here `engine.explore`), a model is found in the
     cache without generating its source, and `auto` explores it with its own module."""
-    from checker.engines import native
 
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config())
     engine.explore(compiled, props, Budget(10, 60.0))  # loads (or compiles) the module and records it
     assert engine.is_compiled_cheaply(compiled, props)
     monkeypatch.setattr(engine, "_LOADED", {})  # as in a new process: not loaded by an earlier combination
-    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
-    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     exp, _ = explore_and_decide(compiled, props, Budget(), None, True, "auto")
     assert isinstance(exp, engine.NativeExploration) and not exp.bytecode and exp.complete
 

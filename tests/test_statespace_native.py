@@ -52,9 +52,9 @@ def test_native_space_agrees_on_bundled_models(path):
     agree(CompiledModel(model, model.default_config()), 30_000)
 
 
-def test_explore_space_runs_natively_past_the_trial(monkeypatch):
-    """`explore_space` tries the Python loop first and explores again natively past
-    `NATIVE_FROM` states (then skips the trial for that model), with the Python loop's space."""
+def test_explore_space_runs_natively(monkeypatch):
+    """`explore_space` explores in the interpreter from the start, with the Python loop's
+    space, and generates no Python successor code for the configuration."""
     calls: list[int] = []
     original = statespace_native.explore_space
 
@@ -63,13 +63,10 @@ def test_explore_space_runs_natively_past_the_trial(monkeypatch):
         return original(*args)
 
     monkeypatch.setattr(statespace_native, "explore_space", counting)
-    monkeypatch.setattr(statespace, "NATIVE_FROM", 50)
-    monkeypatch.setattr(statespace, "_LARGE", set())
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    compiled = CompiledModel(model, model.default_config())
-    reference = statespace.explore_space_in_python(compiled, 100_000)
-    assert reference.complete and reference.size > 50
-    for n in (1, 2):
-        space = statespace.explore_space(compiled, 100_000)
-        assert len(calls) == n and all(getattr(space, name) == getattr(reference, name) for name in FIELDS)
-    assert statespace._LARGE
+    reference = statespace.explore_space_in_python(CompiledModel(model, model.default_config()), 100_000)
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
+    space = statespace.explore_space(compiled, 100_000)
+    assert calls == [1] and reference.complete
+    assert all(getattr(space, name) == getattr(reference, name) for name in FIELDS)
+    assert not compiled.built

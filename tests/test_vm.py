@@ -74,8 +74,6 @@ def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
 def test_auto_leaves_a_stopping_run_with_other_kinds_to_python(monkeypatch):
     """The Python engine decides coverage and termination before the end of a stopping run, the
     native loop does not: `auto` keeps such a run in Python whatever its size."""
-    monkeypatch.setattr(native, "AUTO_NATIVE_STATES", 3)
-    monkeypatch.setattr(native, "_LARGE", set())  # models other tests showed large skip the trial
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     assert any(p.kind not in native.DECIDED_IN_LOOP for p in props)
     compiled = CompiledModel(model, model.default_config())

@@ -77,28 +77,19 @@ class Verdicts:
         return self.values.get(name)
 
 
-NATIVE_FROM = 20_000  # states a Python trial explores before the exploration runs natively (loading numba costs about a second)
-_LARGE: set[tuple] = set()  # models and constants an exploration of which went past NATIVE_FROM in this process
-
-
 def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
     """The `wanted` verdicts of one configuration: breadth first, stopping when every one is
     decided and `at_least` states are found (or the space is), when the next state would pass
     `max_states`, or at a modelling error. `at_least` tells a larger game that is smaller than
     the checked one (a bound whose growth breaks the deal, say) from one that is not.
 
-    Past `NATIVE_FROM` states the exploration runs again in the bytecode interpreter
-    (`evidence_native`, the same loop state for state) when numba is installed; a model found
-    that large once skips the Python trial for its other explorations."""
+    In the bytecode interpreter (`evidence_native`, the same loop state for state) when numba is
+    installed: no Python successor code is generated for the configuration. The Python loop runs
+    without numba, at a modelling error (it says where) and for a model the interpreter cannot
+    run."""
     from checker.engines.native import unavailable_reason
 
-    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())))
-    if max_states > NATIVE_FROM and unavailable_reason() is None:
-        if key not in _LARGE:
-            trial = decide_in_python(compiled, wanted, NATIVE_FROM, at_least)
-            if not trial.stopped_by.startswith("past its budget"):
-                return trial
-            _LARGE.add(key)
+    if unavailable_reason() is None:
         from checker.analysis import evidence_native
         from checker.engines.native import engine
 

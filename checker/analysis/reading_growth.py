@@ -261,7 +261,7 @@ class _ModelRuns:
         if grew is not None and side.checked * grew[1] // grew[0] > self.max_states:
             return (f"would pass {self.max_states:,} states (about {side.checked * grew[1] // grew[0]:,}: the {grew[2]} grows from "
                     f"{grew[0]:,} to {grew[1]:,})")
-        found = decide(CompiledModel(self.mi.model, Config(constants, side.readings)), wanted, self.max_states)
+        found = decide(CompiledModel(self.mi.model, Config(constants, side.readings), lazy=True), wanted, self.max_states)
         self.allowance.spend(found.states)
         side.explored[tuple(wanted)] = found
         side.last = found
@@ -292,7 +292,7 @@ class _ModelRuns:
         """The size of a larger game that is smaller than the checked one's `checked` states
         (None: it is not): explored only up to `checked` states. A verdict found early in a
         game that growing a bound broke (a deal that no longer fits, say) says nothing."""
-        size = decide(CompiledModel(self.mi.model, Config(constants, readings)), [], checked, at_least=checked)
+        size = decide(CompiledModel(self.mi.model, Config(constants, readings), lazy=True), [], checked, at_least=checked)
         allowance.spend(size.states)
         return size.states if size.complete and size.states < checked else None
 
@@ -301,7 +301,7 @@ class _ModelRuns:
         first by the cheaper exploration of `decide` (no movers, weights or solve), up to
         `max_states` (the budget of a configuration every line needs); None past it."""
         if label not in self.defaults:
-            size = decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings)), [], self.max_states, at_least=self.max_states)
+            size = decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings), lazy=True), [], self.max_states, at_least=self.max_states)
             self.allowance.spend(size.states)
             self.defaults[label] = self.impact(Config(constants, self.mi.baseline.readings), size.states) if size.complete else None
         return self.defaults[label]

@@ -91,31 +91,22 @@ def weight_functions(compiled: CompiledModel) -> list[Callable[[int], int] | Non
     return [compiled.function(i.action.weight, compiled.encoded_params(i)) if i.action.weight is not None else None for i in compiled.instances]
 
 
-NATIVE_FROM = 20_000  # states a Python trial explores before the exploration runs natively (loading numba costs about a second)
-_LARGE: set[tuple] = set()  # models and constants an exploration of which went past NATIVE_FROM in this process
-
-
 def explore_space(compiled: CompiledModel, max_states: int = 500_000, timeout: float = 300.0) -> StateSpace:
     """Breadth-first exploration storing every move with its mover and weight.
 
-    Past `NATIVE_FROM` states it runs again in the bytecode interpreter (`statespace_native`,
-    the same loop state for state) when numba is installed; a model found that large once skips
-    the Python trial for its other explorations."""
+    In the bytecode interpreter (`statespace_native`, the same loop state for state) when numba
+    is installed: no Python successor code is generated for the configuration. The Python loop
+    runs without numba, at a modelling error (it says where) and for a model the interpreter
+    cannot run."""
     from checker.engines.native import unavailable_reason
 
     started = time.perf_counter()
-    key = (compiled.model.path, compiled.model.id, repr(sorted(compiled.config.constants.items())))
-    if max_states > NATIVE_FROM and unavailable_reason() is None:
-        if key not in _LARGE:
-            trial = explore_space_in_python(compiled, NATIVE_FROM, timeout)
-            if not trial.stopped_by.startswith("state budget"):
-                return trial
-            _LARGE.add(key)
+    if unavailable_reason() is None:
         from checker.analysis import statespace_native
         from checker.engines.native import engine
 
         try:
-            return statespace_native.explore_space(compiled, max_states, max(timeout - (time.perf_counter() - started), 0.1))
+            return statespace_native.explore_space(compiled, max_states, timeout)
         except (engine.NativeDeferred, engine.NativeUnsupported):
             pass  # a modelling error (the Python loop reports where) or a model it cannot run
     return explore_space_in_python(compiled, max_states, max(timeout - (time.perf_counter() - started), 0.1))

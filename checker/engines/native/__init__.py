@@ -11,14 +11,15 @@ cached on disk). Or the bytecode interpreter (`vm.py`): compiled once per machin
 model, the model assembled into an array of instructions in a fraction of a second, a few
 times slower per state than its own module and several times faster than the Python engine.
 `--backend native` compiles the model's module; `--backend vm` always interprets its bytecode.
-`auto` (the default) starts every exploration in the Python engine, since loading native code
-costs about a second; past `AUTO_NATIVE_STATES` states it explores again natively from the
-start: with the model's module when one is already compiled (or loaded), else in the bytecode
-interpreter. It never compiles a model's module itself: that pays only for explorations far
-larger than the bundled games'. Once an exploration of a model has gone past the threshold in
-the process, or its module is loaded (an earlier reading combination used it), `auto` explores
-the model's other combinations natively from the start: their trials would mostly be thrown
-away (they were a third of a cold title-belt check).
+`auto` (the default) explores natively from the start when numba is installed: with the model's
+module when one is already compiled (or loaded), else in the bytecode interpreter. It never
+compiles a model's module itself (that pays only for explorations far larger than the bundled
+games'), and no longer tries the Python engine first: the trial saved loading native code
+(about a second a process) but cost generating the configuration's Python successor code, more
+than the whole exploration in the interpreter (a sixth of a cold bundled check). The Python
+engine explores what the native back-end does not: symmetry reduction, a property kind it has no
+check for, a run that stops once every property is decided with kinds it decides only at the
+end, and a modelling error (reported in the reference engine's words).
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ from checker.limits import OutOfBudget, WorkLimit
 from checker.verdict import EngineName, Verdict
 
 BACKENDS = ("auto", "native", "vm", "python")
-AUTO_NATIVE_STATES = 20_000  # auto: states the Python engine explores before native code takes over (loading it costs about a second)
-# auto: the models (source keys) an exploration of which in this process went past
-# AUTO_NATIVE_STATES: their other explorations (reading combinations, re-checks) skip the trial.
-_LARGE: set[tuple] = set()
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
@@ -95,16 +92,6 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
 
-        key = engine.source_key(compiled, props)
-        if key not in _LARGE:
-            # Small explorations never pay for loading native code, so the Python engine tries
-            # first; a trial that ends the exploration is the result.
-            small = Budget(min(AUTO_NATIVE_STATES, budget.max_states), budget.timeout, budget.stop_when_decided)
-            exp, found = explicit.explore(compiled, props, small, on_progress, need_graph)
-            if exp.complete or not exp.stopped_by.startswith("state budget") or budget.max_states <= AUTO_NATIVE_STATES:
-                return exp, explicit.decide(exp, props, found)
-            budget = Budget(budget.max_states, max(budget.timeout - exp.seconds, 0.1), budget.stop_when_decided)  # the same deadline overall
-            _LARGE.add(key)
         bytecode = not engine.is_compiled_cheaply(compiled, props)
     if backend != "python":
         reason = unavailable_reason()
@@ -145,9 +132,10 @@ class ExplicitEngine:
         started = time.perf_counter()
         self.compiling = True
         try:
-            # `native` explores with its own module: the Python successor code is built only if
-            # the Python engine runs after all (a fallback), which then counts as compiling.
-            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=options.backend in ("native", "vm"))
+            # Native explorations need no Python successor code: it is built only if the Python
+            # engine runs after all (a fallback), which then counts as compiling.
+            native = options.backend != "python" and unavailable_reason() is None
+            compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=native)
         except OutOfBudget:
             self.compile_over_budget = True
             raise

@@ -79,7 +79,7 @@ def _too_many(count: str) -> str:
 
 def _explore(model: Model, config: Config) -> Drawn:
     try:
-        space = explore_space(CompiledModel(model, config), max_states=4 * STATE_GRAPH_LIMIT, timeout=EXPLORE_SECONDS)
+        space = explore_space(CompiledModel(model, config, lazy=True), max_states=4 * STATE_GRAPH_LIMIT, timeout=EXPLORE_SECONDS)
     except RulecheckError as exc:
         return Drawn(None, f"the configuration could not be explored ({exc}).")
     if space.error is not None:
