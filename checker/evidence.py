@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker import verdict_cache
+from checker.engines.native import stepping
 from checker.errors import ModellingError
-from checker.lang.compile import CompiledModel
 from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze
 from checker.lang.model import Config, Model
@@ -68,7 +68,7 @@ def build_trace(
         left = trace.loop_left = loop_left_surely(interp, trace)
         if left:
             def decide() -> bool | None:
-                return ends_surely(CompiledModel(model, config), SURE_END_STATES)
+                return ends_surely(stepping(model, config), SURE_END_STATES)
 
             trace.game_ends_surely = verdict_cache.remembered(f"ends-surely-{SURE_END_STATES}", model, config, decide) if reuse else decide()
         trace.note = loop_note(trace.loop_deciders, loop_exits, left, trace.game_ends_surely)
@@ -166,7 +166,7 @@ def reaches_terminal(interp: Interpreter, start: State, stuck_ends: bool = False
     against the interpreter's own moves here, so a disagreement at the trace's end is caught."""
     if interp.terminal(start):
         return True
-    compiled = CompiledModel(interp.model, interp.config)
+    compiled = stepping(interp.model, interp.config)
     first = compiled.layout.pack(start)
     interpreted = {freeze(move.post) for move in interp.transitions(start)}
     if interpreted != {freeze(compiled.layout.unpack(post)) for _, post in compiled.successors(first)}:

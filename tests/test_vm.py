@@ -83,6 +83,22 @@ def test_auto_leaves_a_stopping_run_with_other_kinds_to_python(monkeypatch):
     assert isinstance(exp, engine.NativeExploration)
 
 
+def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():
+    """`lastcard`'s `claim=opening` adds a second block testing `deck == 1` first, so the
+    program (every reading's instances) dispatches on `deck` and tests both claims before the
+    draw, where the Python engine under `claim=last` tests the draw first: the moves are put in
+    the Python engine's order (`engine.python_order`), so the states are numbered alike."""
+    from checker.lang.model import Config
+
+    model, props = bound_props(os.path.join(HERE, "tests", "impact", "models", "lastcard", "lastcard.yaml"))
+    for option in ("never", "opening", "last"):
+        config = Config({**model.default_config().constants, "cards": 3}, {"claim": option})
+        assert compare(model, config, props, Budget(10_000, 600.0), bytecode=True) == []
+    compiled = CompiledModel(model, Config({**model.default_config().constants, "cards": 3}, {"claim": "last"}), lazy=True)
+    source, _, ctx = engine.build_vm(compiled, props)
+    assert list(ctx[11]) == engine.python_order(source, compiled) != []
+
+
 def test_bytecode_agrees_under_every_reading_of_a_game():
     """Readings are a run-time input of one program: the title belt's two-player model under
     each reading deviation."""

@@ -34,7 +34,7 @@ def search(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int
     `engine.NativeUnsupported` for a model the interpreter cannot assemble."""
     deadline = time.perf_counter() + timeout
     source, module, ctx_a = engine.build_vm(a, [])
-    ctx_b = engine.vm_context(source, b.config)
+    _, _, ctx_b = engine.build_vm(b, [])  # the same program, with b's readings
     words = source.words
     ni = max(len(source.instances), 1)
     initial = engine.initial_rows(a, words)

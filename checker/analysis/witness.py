@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.analysis.evidence import ENDS_SURELY, OUTCOME, STUCK_REACHABLE
+from checker.engines.native import stepping
 from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
 from checker.evidence import build_trace, reaches_terminal
@@ -290,7 +291,7 @@ def _avoids_from(marks: list[tuple[bool, bool]], first: int) -> bool:
 def find_violation(model: Model, config: Config, prop: BoundProperty, max_states: int, depth: int, seed: int = SEED) -> Search:
     """A violation of `prop` in `config`, found by seeded walks within `max_states` states and
     confirmed in the interpreter (see the module's docstring)."""
-    compiled = CompiledModel(model, config)
+    compiled = stepping(model, config)  # the walks step through states: the interpreter's functions when it can
     walker = _Walker.for_property(compiled, prop, max_states, seed, walk_length(depth))
     found = walker.search()
     if found is None:
@@ -325,7 +326,7 @@ def find_verdict(model: Model, config: Config, name: str, max_states: int, depth
     reaches a terminal state (the game cannot always still end); `ENDS_SURELY` one from which no
     play ends at all, terminal or stuck (the game may never end, and cannot always still end).
     The walks and the candidate closures are those of `can-end` and `deadlock-free`."""
-    compiled = CompiledModel(model, config)
+    compiled = stepping(model, config)  # the walks step through states: the interpreter's functions when it can
     length = walk_length(depth)
     if name == STUCK_REACHABLE:
         walker = _Walker(compiled, "deadlock-free", max_states, seed, length)

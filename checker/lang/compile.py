@@ -682,6 +682,12 @@ class CompiledModel:
             self.building = False
         return self._functions
 
+    def use_functions(self, successors: Callable[[int], list[tuple[int, int]]], terminal: Callable[[int], bool]) -> None:
+        """Successor and terminal functions computed elsewhere (the bytecode interpreter's,
+        `checker.engines.native.stepper`), the same moves in the same order: no Python code
+        is generated for them."""
+        self._functions = (successors, terminal)
+
     @property
     def built(self) -> bool:
         """Whether the successor and terminal functions have been built."""
@@ -808,12 +814,10 @@ class CompiledModel:
         Only a guard's *first* conjunct is hoisted, so evaluation order (and so which errors can
         happen) is exactly the guard's own."""
         pad = "    " * depth
-        keys = [self._dispatch_key(emitter, p) for p in pending]
-        counts = Counter(k[0] for k in keys if k is not None)
-        offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
-        if offset is None:
+        split = self.dispatch_split(emitter, pending)
+        if split is None:
             return self._plain_run(emitter, pending, pad)
-        grouped, rest = split_by_dispatch(pending, keys, offset)
+        offset, grouped, rest = split
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
         lines = [f"{pad}d{depth} = {read}"]
@@ -823,6 +827,38 @@ class CompiledModel:
             lines.extend(body or [f"{pad}    pass"])
         lines.extend(self._plain_run(emitter, rest, pad))
         return lines
+
+    def dispatch_split(self, emitter: Emitter, pending: list[_Pending]) -> tuple[int, dict[int, list[_Pending]], list[_Pending]] | None:
+        """The field `_dispatch` nests `pending` under (the one most guards start by testing
+        for equality, the first such on a tie; None when fewer than two do), the blocks by its
+        value, and the others in their order."""
+        keys = [self._dispatch_key(emitter, p) for p in pending]
+        counts = Counter(k[0] for k in keys if k is not None)
+        offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
+        if offset is None:
+            return None
+        grouped, rest = split_by_dispatch(pending, keys, offset)
+        return offset, grouped, rest
+
+    def block_order(self, emitter: Emitter | None = None) -> list[Instance]:
+        """The instances in the order the successor function tests them, which is the order of
+        the moves it returns: the forced rules first, each list nested by `dispatch_split` (a
+        dispatch's branches by value before the blocks it leaves), else in its own order. It
+        depends on which instances there are and on what the emitter folds to a constant, so
+        the native back-end, with every reading's instances and readings read at run time,
+        may test them in another order (`engines/native/engine.py` puts its moves in this one)."""
+        emitter = emitter or Emitter(self.model, self.config, self.layout)
+
+        def ordered(pending: list[_Pending]) -> list[Instance]:
+            split = self.dispatch_split(emitter, pending)
+            if split is None:
+                return [p.instance for p in pending]
+            _, grouped, rest = split
+            return [i for value in sorted(grouped) for i in ordered(grouped[value])] + [p.instance for p in rest]
+
+        forced = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if i.forced]
+        free = [_Pending(i, _conjuncts(i.action.guard)) for i in self.instances if not i.forced]
+        return ordered(forced) + ordered(free)
 
     def _plain_run(self, emitter: Emitter, pending: list[_Pending], pad: str) -> list[str]:
         """The guarded blocks of `pending` in their order, consecutive blocks whose guards start

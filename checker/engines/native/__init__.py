@@ -68,6 +68,17 @@ def _loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     return engine.is_loaded(compiled, props)
 
 
+def stepping(model: Model, config: Config) -> CompiledModel:
+    """A configuration for a search that steps through states from Python: its successor and
+    terminal functions run in the bytecode interpreter when numba is installed (no Python
+    successor code generated, `stepper`), else the Python engine's."""
+    if unavailable_reason() is not None:
+        return CompiledModel(model, config)
+    from checker.engines.native import stepper
+
+    return stepper.attach(CompiledModel(model, config, lazy=True))
+
+
 def notice(message: str) -> None:
     if message not in _NOTICES:
         _NOTICES.add(message)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -383,14 +382,10 @@ class NativeSource(CompiledModel):
         """`CompiledModel._dispatch` as a tree: each instance's guarded block (its lines), and
         the `if field == value` switches over the instances sharing a leading field test, in
         the order `_dispatch` writes them (so successors come in the Python engine's order)."""
-        keys = [self._dispatch_key(emitter, p) for p in pending]
-        counts = Counter(k[0] for k in keys if k is not None)
-        offset = next((off for off, n in counts.most_common(1) if n >= 2), None)
-        if offset is None:
+        split = self.dispatch_split(emitter, pending)
+        if split is None:
             return [block for block in (self._plain_block(emitter, item, "") for item in pending) if block]
-        from checker.lang.compile import split_by_dispatch
-
-        grouped, rest = split_by_dispatch(pending, keys, offset)
+        offset, grouped, rest = split
         width = next(f.width for f in self.layout.fields if f.offset == offset)
         read = emitter.read("s", offset, (1 << width) - 1)
         switch = _Switch(read, [(value, self._statements(emitter, items)) for value, items in sorted(grouped.items())])

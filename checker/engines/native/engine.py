@@ -365,7 +365,21 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
             _PROGRAMS[key] = _assembled(source)  # properties from elsewhere: the disk cache's key does not cover them
         else:
             _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source))
-    return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config))
+    return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+
+
+def python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
+    """Each program instance's place in the order the Python engine tests this configuration's
+    instances (`CompiledModel.block_order`), or nothing when the program tests them in that
+    order already. The program holds every reading's instances and reads readings at run time,
+    so a dispatch on a field may take in instances another reading adds (and fold less), and
+    put them, and so their moves, in another order."""
+    program = [source.python_ids[inst.id] for inst in source.block_order(source.emitter())]
+    python = [inst.id for inst in compiled.block_order()]
+    if [i for i in program if i >= 0] == python:
+        return []
+    place = {python_id: n for n, python_id in enumerate(python)}
+    return [place.get(python_id, len(python)) for python_id in source.python_ids] or [0]
 
 
 def _assembled(source: NativeSource) -> Bytecode:
@@ -375,12 +389,6 @@ def _assembled(source: NativeSource) -> Bytecode:
         return Program(source).bytecode()
     except (KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
-
-
-def vm_context(source: NativeSource, config: Config) -> tuple:
-    """The program's inputs under another reading combination of the model and constants
-    `build_vm` assembled `source` for: one program serves every reading combination."""
-    return _PROGRAMS[_key(source.model, source.config, source.props)].context(source.reading_values(config))
 
 
 def in_range(compiled: CompiledModel, packed: int) -> bool:

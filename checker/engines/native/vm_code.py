@@ -21,7 +21,7 @@ from typing import Any
 
 from checker.engines.native import vm
 from checker.engines.native.codegen import WORD, NativeSource
-from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending, split_by_dispatch
+from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 
 _BINARY = {"+": vm.ADD, "-": vm.SUB, "*": vm.MUL, "//": vm.DIV, "%": vm.MOD, "==": vm.EQ, "!=": vm.NE, "<": vm.LT, "<=": vm.LE, ">": vm.GT, ">=": vm.GE}
@@ -347,9 +347,10 @@ class Bytecode:
     registers: int
     words: int
 
-    def context(self, readings: list[int]) -> tuple:
+    def context(self, readings: list[int], order: list[int]) -> tuple:
         """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
-        shared arrays, these readings, and scratch space of its own."""
+        shared arrays, these readings, each instance's place in the Python engine's order of
+        moves (empty: the program's own order is it), and scratch space of its own."""
         import numpy as np
 
         return (
@@ -364,6 +365,7 @@ class Bytecode:
             self.entries,
             np.zeros(1, np.int8),
             np.zeros(1, np.int64),
+            np.array(order, np.int64),
         )
 
 
@@ -466,15 +468,10 @@ class Program:
         """`NativeSource._statements` as instructions: a DISPATCH over the instances sharing a
         leading field test, then the others in order."""
         source = self.source
-        keys = [source._dispatch_key(emitter, p) for p in pending]
-        counts: dict[int, int] = {}
-        for k in keys:
-            if k is not None:
-                counts[k[0]] = counts.get(k[0], 0) + 1
-        offset = max(counts, key=lambda off: (counts[off], -list(counts).index(off)), default=None)
-        if offset is None or counts[offset] < 2:
+        split = source.dispatch_split(emitter, pending)
+        if split is None:
             return self._blocks(pending)
-        grouped, rest = split_by_dispatch(pending, keys, offset)
+        offset, grouped, rest = split
         width = next(f.width for f in source.layout.fields if f.offset == offset)
         after = Label()
         values = sorted(grouped)
