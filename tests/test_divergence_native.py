@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
 
 import pytest
 
@@ -20,9 +19,9 @@ from checker.analysis import divergence, divergence_native  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config, Model  # noqa: E402
-from tests.test_divergence_property import actions, model_text, terminals  # noqa: E402
+from tests.test_divergence_property import actions, loaded, terminals  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, counted, generated_configs  # noqa: E402
 from tests.test_reading_impact import COIN  # noqa: E402
 
 FIELDS = ("kind", "path", "states", "depth", "complete", "stopped_by")
@@ -42,11 +41,7 @@ def agree(model: Model, baseline: Config, alternative: Config, max_states: int) 
 @given(terminals, actions)
 def test_native_search_agrees_on_models_built_to_diverge(terminal, specs):
     """Readings in guards, effects, `only`, who moves and the outcome (`test_divergence_property`)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "rnd.yaml")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(model_text(terminal, specs))
-        model = load_model(path)
+    model = loaded(terminal, specs)
     base = model.default_config()
     for max_states in (500_000, 4, 1):
         agree(model, base, base.with_readings({"r": "q"}), max_states)
@@ -88,14 +83,7 @@ def test_native_search_agrees_on_bundled_models(path, reading, option):
 
 def test_find_divergence_searches_natively(monkeypatch):
     """`find_divergence` runs the interpreter's search (and finds what the Python search finds)."""
-    calls: list[int] = []
-    original = divergence_native.search
-
-    def counting(*args):
-        calls.append(1)
-        return original(*args)
-
-    monkeypatch.setattr(divergence_native, "search", counting)
+    calls = counted(monkeypatch, divergence_native, "search")
     model = load_model(COIN)
     base = model.default_config()
     found = divergence.find_divergence(model, base, base.with_readings({"tie": "reflip"}))

@@ -56,6 +56,15 @@ def model_text(terminal: str, specs: list) -> str:
     return "".join(lines) + FOOTER
 
 
+def loaded(terminal: str, specs: list):
+    """The model `model_text` writes, loaded from a scratch folder."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "rnd.yaml")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(model_text(terminal, specs))
+        return load_model(path)
+
+
 def _view(interp: Interpreter, state: dict) -> tuple:
     """Everything a configuration says about a state: terminal, outcome, moves, movers, results."""
     terminal = interp.terminal(state)
@@ -86,11 +95,7 @@ def shortest_divergence(model, a, b) -> int | None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(terminals, actions)
 def test_divergence_is_legal_under_both_and_parts_at_the_end(terminal, specs):
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "rnd.yaml")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(model_text(terminal, specs))
-        model = load_model(path)
+    model = loaded(terminal, specs)
     a = model.default_config()
     b = a.with_readings({"r": "q"})
     found = find_divergence(model, a, b)

@@ -19,7 +19,7 @@ from checker.engines.native import engine  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, counted, generated_configs  # noqa: E402
 
 
 def wanted_lists(model) -> list[list[str]]:
@@ -71,14 +71,7 @@ def test_native_evidence_agrees_on_bundled_models(path):
 def test_decide_runs_natively(monkeypatch):
     """`evidence.decide` explores in the interpreter from the start, with the Python loop's
     verdicts, and generates no Python successor code for the configuration."""
-    calls: list[int] = []
-    original = evidence_native.decide
-
-    def counting(*args):
-        calls.append(1)
-        return original(*args)
-
-    monkeypatch.setattr(evidence_native, "decide", counting)
+    calls = counted(monkeypatch, evidence_native, "decide")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     wanted = [STUCK_REACHABLE, ENDS_SURELY]
     reference = evidence.decide_in_python(CompiledModel(model, model.default_config()), wanted, 100_000)

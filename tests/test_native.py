@@ -86,6 +86,19 @@ def configs(model):
     return out
 
 
+def counted(monkeypatch, module, name: str) -> list[int]:
+    """Replace `module.name` by itself counting its calls: the list grows by one a call."""
+    calls: list[int] = []
+    original = getattr(module, name)
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
 def generated_configs(case: tuple[str, str], extra_props: str = ""):
     """Each configuration with initial states of a generated model (`tests.test_engines_agree`),
     with the model and its bound properties; nothing when the model or its properties do not load."""

@@ -23,7 +23,7 @@ from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from tests.symbolic_support import write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, counted, generated_configs  # noqa: E402
 
 FIELDS = ("games", "finished", "lengths", "outcomes", "fired", "stuck", "errors", "moves")
 
@@ -130,14 +130,7 @@ def test_the_generators_draws_are_pythons(seed):
 
 def test_simulate_plays_natively(monkeypatch):
     """`simulate.simulate` runs the interpreter's games when numba is installed."""
-    calls: list[int] = []
-    original = simulate_native.simulate
-
-    def counting(*args):
-        calls.append(1)
-        return original(*args)
-
-    monkeypatch.setattr(simulate_native, "simulate", counting)
+    calls = counted(monkeypatch, simulate_native, "simulate")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config(), lazy=True)
     report = simulate.simulate(compiled, 100, 3, 200)

@@ -18,7 +18,7 @@ from checker.engines.native import engine  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
+from tests.test_native import BUNDLED, EXAMPLES, HERE, counted, generated_configs  # noqa: E402
 
 FIELDS = ("states", "index", "parent", "starts", "targets", "instances", "movers", "weights", "terminal", "depth", "complete", "stopped_by", "error")
 
@@ -55,14 +55,7 @@ def test_native_space_agrees_on_bundled_models(path):
 def test_explore_space_runs_natively(monkeypatch):
     """`explore_space` explores in the interpreter from the start, with the Python loop's
     space, and generates no Python successor code for the configuration."""
-    calls: list[int] = []
-    original = statespace_native.explore_space
-
-    def counting(*args):
-        calls.append(1)
-        return original(*args)
-
-    monkeypatch.setattr(statespace_native, "explore_space", counting)
+    calls = counted(monkeypatch, statespace_native, "explore_space")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     reference = statespace.explore_space_in_python(CompiledModel(model, model.default_config()), 100_000)
     compiled = CompiledModel(model, model.default_config(), lazy=True)

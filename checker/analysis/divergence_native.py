@@ -33,16 +33,10 @@ def search(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int
     modelling error the Python search raises too (an outcome that cannot be evaluated) and
     `engine.NativeUnsupported` for a model the interpreter cannot assemble."""
     deadline = time.perf_counter() + timeout
-    source, module, ctx_a = engine.build_vm(a, [])
+    module, ctx_a, ni, initial, states, table = engine.vm_loop(a, max_states)[1:]
     _, _, ctx_b = engine.build_vm(b, [])  # the same program, with b's readings
-    words = source.words
-    ni = max(len(source.instances), 1)
-    initial = engine.initial_rows(a, words)
-    capacity = min(max_states + ni + len(initial) + 1, engine.INITIAL_CAPACITY)
-    states = np.empty((capacity, words), np.int64)
-    parent = np.empty(capacity, np.int32)
-    depth = np.empty(capacity, np.int32)
-    table = engine.fitted_table(np.full(engine.INITIAL_TABLE, -1, np.int64), len(initial) + ni)
+    parent = np.empty(states.shape[0], np.int32)
+    depth = np.empty(states.shape[0], np.int32)
     meta = np.zeros(6, np.int64)
     meta[3] = max_states
     stopped_by = ""

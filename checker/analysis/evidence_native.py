@@ -25,16 +25,11 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     """`evidence.decide`, natively. Raises `engine.NativeDeferred` at a modelling error (the
     Python loop then stops there with its words) and `engine.NativeUnsupported` for a model the
     interpreter cannot assemble."""
-    source, module, ctx = engine.build_vm(compiled, [])
-    words = source.words
-    ni = max(len(source.instances), 1)
-    initial = engine.initial_rows(compiled, words)
-    capacity = min(max_states + ni + len(initial) + 1, engine.INITIAL_CAPACITY)
-    states = np.empty((capacity, words), np.int64)
+    module, ctx, ni, initial, states, table = engine.vm_loop(compiled, max_states)[1:]
+    capacity = states.shape[0]
     ends = np.zeros(capacity, np.uint8)
     starts = np.zeros(capacity + 1, np.int64)
     edges = np.empty(1 << 16, np.int32)
-    table = engine.fitted_table(np.full(engine.INITIAL_TABLE, -1, np.int64), len(initial) + ni)
     seen = np.zeros(256, np.int64)
     meta = np.zeros(10, np.int64)
     meta[5] = max_states

@@ -29,17 +29,12 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
     model the interpreter cannot assemble."""
     started = time.perf_counter()
     deadline = started + timeout
-    source, module, ctx = engine.build_vm(compiled, [])
-    words = source.words
-    ni = max(len(source.instances), 1)
-    initial = engine.initial_rows(compiled, words)
-    capacity = min(max_states + ni + len(initial) + 1, engine.INITIAL_CAPACITY)
-    states = np.empty((capacity, words), np.int64)
+    source, module, ctx, ni, initial, states, table = engine.vm_loop(compiled, max_states)
+    capacity = states.shape[0]
     parent = np.empty(capacity, np.int32)
     term = np.zeros(capacity, np.uint8)
     starts = np.zeros(capacity + 1, np.int32)
     columns = [np.empty(1 << 16, dtype) for dtype in (np.int32, np.int32, np.int32, np.int64)]  # targets, instances, movers, weights
-    table = engine.fitted_table(np.full(engine.INITIAL_TABLE, -1, np.int64), len(initial) + ni)
     python_ids = np.array(source.python_ids or [-1], np.int32)
     meta = np.zeros(8, np.int64)
     meta[5] = max_states

@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -366,6 +366,30 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
         else:
             _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source))
     return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+
+
+class VmLoop(NamedTuple):
+    """What every loop of `vm_module.py.txt` starts from: the program's generator, module and
+    inputs, the instance count (the most successors a state has), the initial rows, the state
+    rows (room for the budget, its last state's successors and the initial states) and the
+    visited table."""
+
+    source: NativeSource
+    module: ModuleType
+    ctx: tuple
+    instances: int
+    initial: np.ndarray
+    states: np.ndarray
+    table: np.ndarray
+
+
+def vm_loop(compiled: CompiledModel, max_states: int) -> VmLoop:
+    source, module, ctx = build_vm(compiled, [])
+    ni = max(len(source.instances), 1)
+    initial = initial_rows(compiled, source.words)
+    capacity = min(max_states + ni + len(initial) + 1, INITIAL_CAPACITY)
+    table = fitted_table(np.full(INITIAL_TABLE, -1, np.int64), len(initial) + ni)
+    return VmLoop(source, module, ctx, ni, initial, np.empty((capacity, source.words), np.int64), table)
 
 
 def python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
