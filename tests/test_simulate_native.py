@@ -95,7 +95,7 @@ clauses:
 def test_modelling_errors_are_worded_by_the_python_engine(tmp_path):
     """A move writing past a slot's range ends that game as an error, in the Python engine's
     words, and play goes on with the next game from the same draws."""
-    model = load_model(write_game(str(tmp_path), "errors", ERRORS, "properties: []\n"))
+    model = load_model(write_game(str(tmp_path), "errors", ERRORS))
     report = agree(CompiledModel(model, model.default_config()), 200, 5, 50)
     assert report is not None and report.errors and report.finished and sum(report.errors.values()) + report.finished + report.stuck == 200
 
@@ -103,7 +103,7 @@ def test_modelling_errors_are_worded_by_the_python_engine(tmp_path):
 def test_an_error_the_python_loop_raises_is_left_to_it(tmp_path):
     """A terminal condition that cannot be evaluated: the Python loop raises it, through
     `simulate.simulate` too."""
-    model = load_model(write_game(str(tmp_path), "errors", ERRORS.replace('terminal: "x == 3 and turn == bob"', 'terminal: "6 // (2 - x) == 0"'), "properties: []\n"))
+    model = load_model(write_game(str(tmp_path), "errors", ERRORS.replace('terminal: "x == 3 and turn == bob"', 'terminal: "6 // (2 - x) == 0"')))
     compiled = CompiledModel(model, model.default_config())
     with pytest.raises(engine.NativeDeferred):
         simulate_native.simulate(compiled, 50, 1, 20)

@@ -88,7 +88,7 @@ def test_modelling_errors_are_the_python_engines(tmp_path):
     from tests.symbolic_support import write_game
     from tests.test_simulate_native import ERRORS
 
-    model = load_model(write_game(str(tmp_path), "errors", ERRORS, "properties: []\n"))
+    model = load_model(write_game(str(tmp_path), "errors", ERRORS))
     python = CompiledModel(model, model.default_config())
     errors = [s for s in _reachable(python) if isinstance(_outcome(python.successors, s), tuple)]
     assert errors, "the model has a state whose moves fail"

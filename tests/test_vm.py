@@ -229,3 +229,49 @@ def test_cli_vm_backend_checks_a_game(tmp_path):
         outputs[backend] = [(r["property"], r["verdict"], r.get("trace")) for r in results]
     assert outputs["python"] == outputs["vm"]
     assert native.BACKENDS == ("auto", "native", "vm", "python")
+
+
+def test_assembly_honours_the_budget_on_aggregate_terms(tmp_path, monkeypatch):
+    """The assembler refuses an aggregate with more terms than the state budget, as the Python
+    emitter does, and a program assembled under a larger budget (here: none) is refused under
+    a smaller one; `auto` then leaves the configuration to the Python engine, which refuses it
+    in its words."""
+    from checker.engines.native import vm_code
+    from checker.limits import OutOfBudget, WorkLimit
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    model, props = bound_props(write_game(str(tmp_path), "budgeted", BUDGETED, "- {id: p, kind: invariant, expr: 'sum(1 for a in big for b in big) > 0'}\n"))
+    source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
+    needed = Program(source).bytecode().terms
+    assert needed == 1600
+    with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
+        Program(source, WorkLimit(needed - 1, float("inf")))
+    engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), props)  # assembled without a budget
+    small = CompiledModel(model, model.default_config(), WorkLimit(needed - 1, float("inf")), lazy=True)
+    with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
+        engine.build_vm(small, props)
+    monkeypatch.setattr(vm_code.Program, "__init__", lambda self, source, limit=None: pytest.fail("assembled again"))
+    engine.build_vm(CompiledModel(model, model.default_config(), WorkLimit(needed, float("inf")), lazy=True), props)
+    with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
+        explore_and_decide(small, props, Budget(), None, True, "vm")  # the Python engine's refusal
+
+
+BUDGETED = """game: Budgeted
+id: budgeted
+players: [ann, bob]
+domains:
+  big: {range: [1, 40]}
+state:
+  x: "int[0..3]"
+init: {x: 0}
+terminal: "x == 3"
+actions:
+  step:
+    by: rules
+    when: "x < 3"
+    do: {x: "x + 1"}
+    rule: c-1
+clauses:
+  c-1: {at: "1", says: "A rule."}
+"""

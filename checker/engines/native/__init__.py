@@ -115,6 +115,8 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
                 notice(f"{compiled.model.id}: {exc}")
             except engine.NativeDeferred:
                 pass  # a modelling error: the reference engine reports it, with its message
+            except OutOfBudget:
+                pass  # an aggregate past the budget, or the deadline, while assembling: the reference engine refuses it in its words
             else:
                 return exp, engine.decide(exp, props, found)
         elif backend in ("native", "vm"):

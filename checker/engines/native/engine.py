@@ -34,6 +34,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
+from checker.limits import WorkLimit
 
 if TYPE_CHECKING:
     from checker.engines.native.vm_code import Bytecode
@@ -360,11 +361,14 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[Nativ
 
     source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
     key = source_key(compiled, props)
+    limit = compiled.limit
     if key not in _PROGRAMS:
         if source.props and source.props is not _SUITES.get((compiled.model.path, compiled.model.id)):
-            _PROGRAMS[key] = _assembled(source)  # properties from elsewhere: the disk cache's key does not cover them
+            _PROGRAMS[key] = _assembled(source, limit)  # properties from elsewhere: the disk cache's key does not cover them
         else:
-            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source))
+            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source, limit))
+    if limit is not None:
+        limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
     return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
 
 
@@ -406,11 +410,13 @@ def python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
     return [place.get(python_id, len(python)) for python_id in source.python_ids] or [0]
 
 
-def _assembled(source: NativeSource) -> Bytecode:
+def _assembled(source: NativeSource, limit: WorkLimit | None) -> Bytecode:
+    """The program, assembled within the budget's bound on unrolled aggregate terms and its
+    deadline (`OutOfBudget` past them, as the Python emitter raises)."""
     from checker.engines.native.vm_code import Program
 
     try:
-        return Program(source).bytecode()
+        return Program(source, limit).bytecode()
     except (KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
 

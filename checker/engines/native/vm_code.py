@@ -23,6 +23,7 @@ from checker.engines.native import vm
 from checker.engines.native.codegen import WORD, NativeSource
 from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
+from checker.limits import WorkLimit
 
 _BINARY = {"+": vm.ADD, "-": vm.SUB, "*": vm.MUL, "//": vm.DIV, "%": vm.MOD, "==": vm.EQ, "!=": vm.NE, "<": vm.LT, "<=": vm.LE, ">": vm.GT, ">=": vm.GE}
 
@@ -82,8 +83,10 @@ class Assembler:
     """Assembles expressions of one model into instructions."""
 
     source: NativeSource
+    limit: WorkLimit | None = None  # the budget's bound on unrolled aggregate terms, as the Python emitter's
     tables: list[int] = field(default_factory=list)
     _table_at: dict[tuple, int] = field(default_factory=dict)
+    terms: int = 0  # the most terms of an aggregate unrolled (the budget the program needs)
 
     @property
     def model(self):
@@ -263,9 +266,16 @@ class Assembler:
         return self.branch(self.ops(test), value, Ops([vm.FAIL, vm.PUSH, 0]))
 
     def _Agg(self, expr: Agg, env: dict, state: int) -> Value:
+        count = math.prod(d.size for _, d in expr.bound)
+        self.terms = max(self.terms, count)
+        if self.limit is not None:
+            self.limit.count("the terms of an aggregate", count)
+            self.limit.clock("aggregate terms")
         names = [n for n, _ in expr.bound]
         terms: list[tuple[Value, Value]] = []
-        for combo in itertools.product(*(d.values() for _, d in expr.bound)):
+        for n, combo in enumerate(itertools.product(*(d.values() for _, d in expr.bound))):
+            if self.limit is not None and n % 4096 == 4095:
+                self.limit.clock("aggregate terms")
             inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
             where = self.expr(expr.where, inner, state) if expr.where is not None else Const(True)
             if isinstance(where, Const) and not where.value:
@@ -346,6 +356,7 @@ class Bytecode:
     depth: int
     registers: int
     words: int
+    terms: int  # the most terms of an aggregate it unrolled: a budget below it refuses the program
 
     def context(self, readings: list[int], order: list[int]) -> tuple:
         """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
@@ -374,9 +385,9 @@ class Program:
     successor program, the terminal condition and the property predicates in one array, the
     constant tables they index, and the entry points `vm_module.py.txt` reads (`entries`)."""
 
-    def __init__(self, source: NativeSource) -> None:
+    def __init__(self, source: NativeSource, limit: WorkLimit | None = None) -> None:
         self.source = source
-        self.asm = Assembler(source)
+        self.asm = Assembler(source, limit)
         self.code: list[int] = []
         self.registers = 0
         successors = self._place(self._successors())
@@ -448,7 +459,7 @@ class Program:
         import numpy as np
 
         tables = self.asm.tables or [0]
-        return Bytecode(np.array(self.code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, self.registers, self.source.words)
+        return Bytecode(np.array(self.code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, self.registers, self.source.words, self.asm.terms)
 
     # -- successors ---------------------------------------------------------------------------
     def _successors(self) -> list:
