@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import os
 import signal
 import tempfile
@@ -21,6 +22,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from checker import cluster
+from checker.cluster import worker_addresses
+from checker.engines.distributed import PartitionedSearch
 from checker.engines.explicit import Budget
 from checker.engines.partition import ROOT, Batch, Partition, owner_of
 from checker.errors import RulecheckError
@@ -268,6 +271,33 @@ def test_a_worker_killed_during_a_matrix_run_loses_no_result(scheduler):
             client.wait_for_workers(2, timeout=60)
     assert "error" not in outcome, outcome.get("error")
     assert summary(outcome["results"]) == serial and len(serial) == 2
+
+
+def test_a_result_lost_with_its_worker_after_it_finished_stops_the_barrier(on_cluster):
+    """A task finished, then its worker died before the result was read: the scheduler
+    reschedules the task, pinned to a worker that is gone, so reading it would wait for ever
+    (this hung a whole search). The barrier must say the worker left, within a few polls."""
+    client = cluster.current()
+    client.wait_for_workers(2, timeout=60)
+    search = PartitionedSearch(client, worker_addresses(client))
+    pids = client.run(os.getpid)
+    future = search._submit(0, operator.add, 1, 2)
+    distributed.wait([future], timeout=60)
+    os.kill(pids[search.workers[0]], signal.SIGKILL)
+    outcome: dict = {}
+
+    def barrier() -> None:
+        try:
+            outcome["results"] = search._gather([future])
+        except BaseException as exc:  # noqa: BLE001 - examined below
+            outcome["error"] = exc
+
+    reader = threading.Thread(target=barrier, daemon=True)
+    reader.start()
+    reader.join(60)
+    client.wait_for_workers(2, timeout=60)
+    assert not reader.is_alive(), "the barrier waited for a result whose worker is gone"
+    assert "results" in outcome or "holding part of the search left it" in str(outcome.get("error")), outcome
 
 
 def test_a_worker_lost_during_a_partitioned_search_stops_it_with_an_error(on_cluster):

@@ -192,22 +192,28 @@ class PartitionedSearch:
 
     def _gather(self, futures: list[Any]) -> list[Any]:
         """The futures' results. A partition's worker gone stops the search with an error: its
-        pinned tasks would wait for it for ever (or be cancelled), so results are only gathered
-        once every future has finished or one has failed."""
+        pinned tasks would wait for it for ever (or be cancelled). A task can also finish and
+        lose its result with its worker before the result is read: the scheduler then runs it
+        again on a worker that is gone, so every read is bounded too, and the workers checked
+        between reads."""
+        from concurrent.futures import CancelledError
+
         from distributed import wait
 
         while True:
             try:
                 wait(futures, timeout=POLL_SECONDS)
+                return [future.result(timeout=POLL_SECONDS) for future in futures]  # raises a task's error, if any
             except TimeoutError:
-                pass
-            statuses = {future.status for future in futures}
-            if statuses <= {"finished"} or "error" in statuses:
-                return self.client.gather(futures)  # raises the first task's error, if any
-            lost = self._lost()
-            if lost or "cancelled" in statuses:
-                raise RulecheckError(f"--engine distributed: worker(s) {', '.join(lost) or 'of the cluster'} holding part of the search left it",
-                                     hint="a partitioned search cannot resume without them; run the check again")
+                self._stop_if_lost()
+            except CancelledError:
+                self._stop_if_lost(cancelled=True)
+
+    def _stop_if_lost(self, cancelled: bool = False) -> None:
+        lost = self._lost()
+        if lost or cancelled:
+            raise RulecheckError(f"--engine distributed: worker(s) {', '.join(lost) or 'of the cluster'} holding part of the search left it",
+                                 hint="a partitioned search cannot resume without them; run the check again")
 
     def _lost(self) -> list[str]:
         alive = set(self.client.scheduler_info()["workers"])
