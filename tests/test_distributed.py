@@ -319,7 +319,7 @@ def test_a_worker_lost_during_a_partitioned_search_stops_it_with_an_error(on_clu
     deadline = time.monotonic() + 60
     while not any(client.processing().values()) and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.5)  # inside the search (about three seconds)
+    time.sleep(0.2)  # inside the search (about one second here)
     os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
     runner.join(120)
     client.wait_for_workers(2, timeout=60)
