@@ -275,3 +275,62 @@ actions:
 clauses:
   c-1: {at: "1", says: "A rule."}
 """
+
+
+SHARED = """game: Shared
+id: shared
+players: [ann, bob]
+domains:
+  pos: {range: [0, 2]}
+state:
+  x: {type: "int[0..3]", of: pos}
+  total: "int[0..999]"
+  y: "int[0..3]"
+init: {x: 0, total: 0, y: 0}
+terminal: "total > 300"
+define:
+  inner(v): v * 2 + 1
+  outer(a, v): a + a + v
+  score(v): outer(inner(v), v)
+  guarded(v): not ((y != 3 and v < 0) or (y != 3 and v >= 99))
+actions:
+  move:
+    by: rules
+    when: "y < 3"
+    do: {y: "y + 1"}
+    rule: c-1
+  bump:
+    by: rules
+    for: {p: pos}
+    when: "x[p] < 3"
+    do: {"x[p]": "x[p] + 1"}
+    rule: c-1
+  add:
+    by: rules
+    for: {p: pos}
+    when: "score(x[p] * 3 + x[p] + 1) > 5 and guarded(x[y] * 3 + x[y])"
+    do: {total: "total + score(x[p] * 3 + x[p] + 1)"}
+    rule: c-1
+clauses:
+  c-1: {at: "1", says: "A rule."}
+"""
+
+
+def test_repeated_subexpressions_are_computed_once_and_in_order(tmp_path, monkeypatch):
+    """`score` repeats `inner(v)`, which holds `v`, then `v` itself: each is computed once into a
+    register, the inner value before the one around it (a definition read a register before it
+    was set when they were ordered by their second use), and the interpreter agrees with the
+    Python engine state for state. `guarded` repeats `x[y]`, outside `pos` once `y` is 3, where
+    its `and` skips it: a subexpression that can fail is not computed ahead. Without sharing the
+    program is longer."""
+    from checker.engines.native import vm_code
+
+    path = write_game(str(tmp_path), "shared", SHARED, "- {id: bounded, kind: invariant, expr: 'total <= 999'}\n")
+    model, props = bound_props(path)
+    assert compare(model, model.default_config(), props, bytecode=True) == []
+    source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
+    shared = Program(source).bytecode()
+    assert shared.registers > 2  # the writes of `add` use two; the shared values the rest
+    monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
+    plain = Program(source).bytecode()
+    assert len(plain.code) > len(shared.code) and plain.registers == 2

@@ -21,6 +21,7 @@ from typing import Any
 
 from checker.engines.native import vm
 from checker.engines.native.codegen import WORD, NativeSource
+from checker.engines.native.vm_share import MIN_SIZE, Again, FreeNames, Reg, Shared, Unit
 from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.limits import WorkLimit
@@ -87,6 +88,11 @@ class Assembler:
     tables: list[int] = field(default_factory=list)
     _table_at: dict[tuple, int] = field(default_factory=dict)
     terms: int = 0  # the most terms of an aggregate unrolled (the budget the program needs)
+    unit: Unit | None = None  # the expression being assembled, whose repeated subexpressions are shared (`vm_share`)
+    registers: int = 0  # the most registers an expression's shared values needed
+    raising: int = 0  # instructions that can stop the run emitted so far: a subexpression with one is not shared
+    _free: FreeNames = field(default_factory=FreeNames)
+    _tables_of: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def model(self):
@@ -104,9 +110,36 @@ class Assembler:
             return Ops([vm.PUSH, int(value.value)])
         return value
 
+    def shared(self, make: Callable[[], Value]) -> Value:
+        """`make()`, one expression, with its repeated subexpressions computed once."""
+        assert self.unit is None, "expressions do not nest"
+        self.unit = unit = Unit()
+        try:
+            value = make()
+        finally:
+            self.unit = None
+        if isinstance(value, Const):
+            return value
+        self.registers = max(self.registers, len(unit.used))
+        return Ops(unit.finish(value))
+
     def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
         assert expr is not None, "an IR node without its operand"  # the type checker always sets them
-        return getattr(self, f"_{type(expr).__name__}")(expr, env, state)
+        unit = self.unit
+        if unit is None or type(expr) in _NEVER_SHARED:
+            return getattr(self, f"_{type(expr).__name__}")(expr, env, state)
+        key = (id(expr), state, *[env[name] for name in self._free(expr)])
+        met = unit.met.get(key)
+        if met is not None:
+            return Ops(unit.again(met))
+        raising = self.raising
+        value = getattr(self, f"_{type(expr).__name__}")(expr, env, state)
+        if isinstance(value, Const) or self.raising != raising:
+            return value
+        size = _size(value)
+        if size < MIN_SIZE:
+            return value
+        return Ops(unit.first(key, value, size))
 
     def _Lit(self, expr: Lit, env: dict, state: int) -> Value:
         return Const(self.encode(expr.value, expr))
@@ -122,15 +155,24 @@ class Assembler:
         if not expr.indices:
             return Const(self.encode(value, expr))
         const = self.model.constants[expr.name]
-        keys = list(itertools.product(*(d.values() for d in const.dims)))
         element = self.element_number(expr, const.dims, env, state)
+        table = self._table(expr)
         if isinstance(element, Const):
-            return Const(self.encode(value[keys[element.value]], expr))
-        table = tuple(int(self.encode(value[k], expr)) for k in keys)
+            return Const(table[element.value])
         if table not in self._table_at:
             self._table_at[table] = len(self.tables)
             self.tables.extend(table)
         return Ops([*element, vm.TABLE, self._table_at[table]])
+
+    def _table(self, expr: ConstRef) -> tuple[int, ...]:
+        """A table constant's encoded elements in row-major order (once per table)."""
+        table = self._tables_of.get(expr.name)
+        if table is None:
+            const = self.model.constants[expr.name]
+            value = self.source.config.constants[expr.name]
+            keys = itertools.product(*(d.values() for d in const.dims))
+            table = self._tables_of[expr.name] = tuple(int(self.encode(value[k], expr)) for k in keys)
+        return table
 
     def element_number(self, expr: SlotRef | ConstRef, dims: tuple, env: dict, state: int) -> Value:
         """Row-major element number, each index checked against its domain (as the compiler)."""
@@ -141,10 +183,11 @@ class Assembler:
             code = self.expr(index, env, state)
             if dom.is_enum:
                 position = code
-            elif isinstance(code, Const):
-                position = Const(code.value - dom.lo) if dom.contains(code.value) else Ops([vm.PUSH, code.value, vm.INDEX, dom.lo, dom.size])
+            elif isinstance(code, Const) and dom.contains(code.value):
+                position = Const(code.value - dom.lo)
             else:
-                position = Ops([*code, vm.INDEX, dom.lo, dom.size])
+                self.raising += 1
+                position = Ops([*self.ops(code), vm.INDEX, dom.lo, dom.size])
             total = self.arith("+", total, self.arith("*", position, Const(stride)))
         return total
 
@@ -182,6 +225,8 @@ class Assembler:
             return left
         if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
             return Const(0)
+        if op in ("//", "%"):
+            self.raising += 1
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
     def positive(self, expr: Expr, env: dict) -> Value:
@@ -263,6 +308,7 @@ class Assembler:
         if isinstance(test, Const) and test.value:
             return self.expr(expr.value, env, state)
         value = self.ops(self.expr(expr.value, env, state))
+        self.raising += 1
         return self.branch(self.ops(test), value, Ops([vm.FAIL, vm.PUSH, 0]))
 
     def _Agg(self, expr: Agg, env: dict, state: int) -> Value:
@@ -306,6 +352,7 @@ class Assembler:
         known = [b.value for w, b in terms if isinstance(w, Const) and isinstance(b, Const)]
         if terms and len(known) == len(terms):
             return Const((min if op == "min" else max)(known))
+        self.raising += 1
         out = Ops([vm.PUSH, vm.SKIP])
         for where, body in terms:
             item = self.ops(body) if isinstance(where, Const) else self.branch(where, self.ops(body), Ops([vm.PUSH, vm.SKIP]))
@@ -319,6 +366,23 @@ class Assembler:
         return Const(not value.value) if isinstance(value, Const) else Ops([*value, vm.NOT])
 
 
+_NEVER_SHARED = (Lit, Var, ReadingRef)  # a push or a reading: nothing to save
+
+
+def _size(ops: list) -> int:
+    """The instructions' length once a unit is finished (a shared record counts as its
+    instructions, a later occurrence as a load)."""
+    size = 0
+    for item in ops:
+        if isinstance(item, Shared):
+            size += item.size
+        elif isinstance(item, Again):
+            size += 2
+        elif not isinstance(item, Mark):
+            size += 1
+    return size
+
+
 def _ready(value: Value) -> Callable[[], Value]:
     """An operand of `Assembler.logic` already assembled."""
     return lambda: value
@@ -327,7 +391,7 @@ def _ready(value: Value) -> Callable[[], Value]:
 def _shape(ops: list) -> tuple:
     """The instructions as a comparable value: labels numbered in order of appearance."""
     names: dict[int, int] = {}
-    return tuple(("mark", names.setdefault(id(i.label), len(names))) if isinstance(i, Mark) else ("label", names.setdefault(id(i), len(names))) if isinstance(i, Label) else i for i in ops)
+    return tuple(("mark", names.setdefault(id(i.label), len(names))) if isinstance(i, Mark) else ("label", names.setdefault(id(i), len(names))) if isinstance(i, Label) else ("reg", i.number) if isinstance(i, Reg) else i for i in ops)
 
 
 def _chain_of(expr: Binary) -> list[Expr]:
@@ -388,7 +452,7 @@ class Program:
     def __init__(self, source: NativeSource, limit: WorkLimit | None = None) -> None:
         self.source = source
         self.asm = Assembler(source, limit)
-        self.code: list[int] = []
+        self.code: list = []  # integers, and the shared values' registers until `bytecode` numbers them
         self.registers = 0
         successors = self._place(self._successors())
         terminal = self.expression(source.model.terminal)
@@ -400,7 +464,7 @@ class Program:
                 if inst.action.name == prop.action:
                     after.setdefault(inst.id, []).append((base + j, self.expression(prop.expr, source.encoded_params(inst))))
         leads = [(self.expression(p.source), self.expression(p.target)) for p in source.leads]
-        outcome = self._place([*self.asm.ops(self.asm.expr(source.model.outcome, {})), vm.RETURN]) if source.model.outcome is not None else -1
+        outcome = self.expression(source.model.outcome) if source.model.outcome is not None else -1
         movers = [self._mover(inst) for inst in source.instances]
         weights = [self._weight(inst) for inst in source.instances]
         entries = [successors, terminal, checks, 0, 0, 0, outcome, max(len(source.instances), 1), 0, 0]
@@ -431,7 +495,7 @@ class Program:
         out: list = []
         for sp in self.source.state_props:
             skip = Label()
-            out.extend([vm.OPEN, sp.slot, skip, *self.asm.ops(self.asm.expr(sp.prop.expr, {})), vm.DECIDE, sp.slot, int(sp.deciding), Mark(skip)])
+            out.extend([vm.OPEN, sp.slot, skip, *self._shared(sp.prop.expr, {}), vm.DECIDE, sp.slot, int(sp.deciding), Mark(skip)])
         out.append(vm.RETURN)
         return out
 
@@ -443,23 +507,31 @@ class Program:
         action = instance.action
         if action.by != "player":
             return CHANCE if action.by == "chance" else RULES
-        return self._place([*self.asm.ops(self.asm.expr(action.actor, self.source.encoded_params(instance))), vm.RETURN])
+        return self.expression(action.actor, self.source.encoded_params(instance))
 
     def _weight(self, instance: Instance) -> int:
         """The program giving a chance move's weight (-1: none, the weight is 1)."""
         weight = instance.action.weight
-        return -1 if weight is None else self._place([*self.asm.ops(self.asm.expr(weight, self.source.encoded_params(instance))), vm.RETURN])
+        return -1 if weight is None else self.expression(weight, self.source.encoded_params(instance))
 
     def expression(self, expr: Expr | None, env: dict | None = None) -> int:
-        """The address of a program returning `expr`'s truth (0 or 1)."""
-        return self._place([*self.asm.ops(self.asm.expr(expr, env or {})), vm.RETURN])
+        """The address of a program returning `expr`'s value (a bool's is 0 or 1)."""
+        return self._place([*self._shared(expr, env or {}), vm.RETURN])
+
+    def _shared(self, expr: Expr | None, env: dict) -> Ops:
+        """`expr`'s instructions, its repeated subexpressions computed once (`vm_share`)."""
+        asm = self.asm
+        return asm.ops(asm.shared(partial(asm.expr, expr, env)))
 
     def bytecode(self) -> Bytecode:
-        """What the interpreter runs: the program without its assembler (which can be cached)."""
+        """What the interpreter runs: the program without its assembler (which can be cached).
+        The shared values' registers come after the writes'."""
         import numpy as np
 
         tables = self.asm.tables or [0]
-        return Bytecode(np.array(self.code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, self.registers, self.source.words, self.asm.terms)
+        base = self.registers
+        code = [base + item.number if type(item) is Reg else item for item in self.code]
+        return Bytecode(np.array(code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, base + self.asm.registers, self.source.words, self.asm.terms)
 
     # -- successors ---------------------------------------------------------------------------
     def _successors(self) -> list:
@@ -548,10 +620,10 @@ class Program:
                 tests_of = [Ops([vm.READING, k, vm.PUSH, domains[name].members.index(o), vm.EQ]) for o in options]
                 per_reading.append(asm.logic("or", [_ready(t) for t in tests_of]))
             tests.append(asm.ops(asm.logic("and", [_ready(t) for t in per_reading])))
-        conjuncts: list[Callable[[], Value]] = [partial(asm.expr, c, env) for c in item.conjuncts]
+        conjuncts: list[Callable[[], Value]] = [partial(asm.shared, partial(asm.expr, c, env)) for c in item.conjuncts]
         weight = instance.action.weight
         if weight is not None:
-            conjuncts.append(partial(asm.positive, weight, env))
+            conjuncts.append(partial(asm.shared, partial(asm.positive, weight, env)))
         for make in conjuncts:
             value = make()
             if isinstance(value, Const):
@@ -636,9 +708,9 @@ class Program:
             names = [n for n, _ in assign.bound]
             for combo in itertools.product(*(d.values() for _, d in assign.bound)):
                 inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, assign.bound, combo)}}
-                value = asm.expr(assign.value, inner)
+                value = asm.shared(partial(asm.expr, assign.value, inner))
                 prefix = SlotRef(slot.elem.type, name=slot.name, indices=assign.indices)
-                element = asm.element_number(prefix, slot.dims[: len(assign.indices)], inner, 0) if assign.indices else Const(0)
+                element = asm.shared(partial(asm.element_number, prefix, slot.dims[: len(assign.indices)], inner, 0)) if assign.indices else Const(0)
                 rest_count = math.prod(d.size for d in slot.dims[len(assign.indices):])
                 for rest in range(rest_count):
                     number = asm.arith("+", asm.arith("*", element, Const(rest_count)), Const(rest))
