@@ -286,7 +286,8 @@ state:
   x: {type: "int[0..3]", of: pos}
   total: "int[0..999]"
   y: "int[0..3]"
-init: {x: 0, total: 0, y: 0}
+  marks: {type: "int[0..9]", of: pos}
+init: {x: 0, total: 0, y: 0, marks: 0}
 terminal: "total > 300"
 define:
   inner(v): v * 2 + 1
@@ -309,7 +310,7 @@ actions:
     by: rules
     for: {p: pos}
     when: "score(x[p] * 3 + x[p] + 1) > 5 and guarded(x[y] * 3 + x[y])"
-    do: {total: "total + score(x[p] * 3 + x[p] + 1)"}
+    do: {total: "total + score(x[p] * 3 + x[p] + 1)", "marks[c] for c in pos": "(inner(x[p] * 3 + x[p] + 1) + (c if y < 2 else 0)) % 10"}
     rule: c-1
 clauses:
   c-1: {at: "1", says: "A rule."}
@@ -321,7 +322,8 @@ def test_repeated_subexpressions_are_computed_once_and_in_order(tmp_path, monkey
     register, the inner value before the one around it (a definition read a register before it
     was set when they were ordered by their second use), and the interpreter agrees with the
     Python engine state for state. `guarded` repeats `x[y]`, outside `pos` once `y` is 3, where
-    its `and` skips it: a subexpression that can fail is not computed ahead. Without sharing the
+    its `and` skips it: a subexpression that can fail is not computed ahead. `marks` repeats
+    `inner(...)` across the values one action writes, which are one unit. Without sharing the
     program is longer."""
     from checker.engines.native import vm_code
 
@@ -330,7 +332,7 @@ def test_repeated_subexpressions_are_computed_once_and_in_order(tmp_path, monkey
     assert compare(model, model.default_config(), props, bytecode=True) == []
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
     shared = Program(source).bytecode()
-    assert shared.registers > 2  # the writes of `add` use two; the shared values the rest
     monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
     plain = Program(source).bytecode()
-    assert len(plain.code) > len(shared.code) and plain.registers == 2
+    assert plain.registers == 8  # the four writes of `add`
+    assert len(plain.code) > len(shared.code) and shared.registers > plain.registers  # and the shared values

@@ -112,16 +112,21 @@ class Assembler:
 
     def shared(self, make: Callable[[], Value]) -> Value:
         """`make()`, one expression, with its repeated subexpressions computed once."""
+        definitions, (value,) = self.shared_all(lambda: [make()])
+        return value if isinstance(value, Const) else Ops([*definitions, *value])
+
+    def shared_all(self, make: Callable[[], list[Value]]) -> tuple[Ops, list[Value]]:
+        """`make()`, expressions evaluated one after the other, every one of them: the
+        definitions of the subexpressions they repeat (within one or across them), to place
+        before the first, and the expressions."""
         assert self.unit is None, "expressions do not nest"
         self.unit = unit = Unit()
         try:
-            value = make()
+            values = make()
         finally:
             self.unit = None
-        if isinstance(value, Const):
-            return value
         self.registers = max(self.registers, len(unit.used))
-        return Ops(unit.finish(value))
+        return Ops(unit.definitions()), [value if isinstance(value, Const) else Ops(unit.expand(value)) for value in values]
 
     def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
         assert expr is not None, "an IR node without its operand"  # the type checker always sets them
@@ -637,12 +642,21 @@ class Program:
         """Every write's value and offset into registers (range-checked, written twice
         refused), then the successor: a copy of the state with the writes made."""
         action = instance.action
-        out: list = []
         writes: list[tuple[int, int, int]] = []  # (offset register, value register, mask)
         static: dict[int, str] = {}
         dynamic: list[tuple[int, str]] = []  # (offset register, slot)
+        listed: list[tuple[Value, Value, str, Any, bool]] = []
+
+        def assemble() -> list[Value]:
+            listed.extend(self._write_list(action, env))
+            return [v for offset, value, *_ in listed for v in (offset, value)]
+
+        out, values = self.asm.shared_all(assemble)
         reg = 0
-        for offset, value, slot, elem in self._write_list(action, env):
+        for k, (_, _, slot, elem, again) in enumerate(listed):
+            offset, value = values[2 * k], values[2 * k + 1]
+            if again:  # the same instructions placed once more: labels of their own
+                offset, value = (Ops(_fresh(v)) if isinstance(v, Ops) else v for v in (offset, value))
             out.extend(self._value(value, elem))
             out.extend([vm.STORE, reg])
             value_reg = reg
@@ -696,9 +710,10 @@ class Program:
             out.extend([vm.PUSH, elem.lo, vm.SUB])
         return out
 
-    def _write_list(self, action, env: dict) -> list[tuple[Value, Value, str, Any]]:
-        """(bit offset, value, slot, element type) of every element the action writes, in the
-        compiler's order (`CompiledModel._writes`)."""
+    def _write_list(self, action, env: dict) -> list[tuple[Value, Value, str, Any, bool]]:
+        """(bit offset, value, slot, element type, whether the offset and value were listed
+        before) of every element the action writes, in the compiler's order
+        (`CompiledModel._writes`); assembled inside the action's unit (`Assembler.shared_all`)."""
         asm = self.asm
         layout = self.source.layout
         out = []
@@ -708,14 +723,14 @@ class Program:
             names = [n for n, _ in assign.bound]
             for combo in itertools.product(*(d.values() for _, d in assign.bound)):
                 inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, assign.bound, combo)}}
-                value = asm.shared(partial(asm.expr, assign.value, inner))
+                value = asm.expr(assign.value, inner)
                 prefix = SlotRef(slot.elem.type, name=slot.name, indices=assign.indices)
-                element = asm.shared(partial(asm.element_number, prefix, slot.dims[: len(assign.indices)], inner, 0)) if assign.indices else Const(0)
+                element = asm.element_number(prefix, slot.dims[: len(assign.indices)], inner, 0) if assign.indices else Const(0)
                 rest_count = math.prod(d.size for d in slot.dims[len(assign.indices):])
                 for rest in range(rest_count):
                     number = asm.arith("+", asm.arith("*", element, Const(rest_count)), Const(rest))
                     offset = asm.arith("+", Const(sl.base), asm.arith("*", number, Const(sl.width)))
-                    out.append((offset, Ops(_fresh(value)) if rest and isinstance(value, Ops) else value, assign.slot, slot.elem))
+                    out.append((offset, value, assign.slot, slot.elem, rest > 0))
         return out
 
 

@@ -11,9 +11,11 @@ occurs. Computing it where a short-circuit would have skipped it changes no valu
 it has no effects and cannot fail.
 
 The first occurrence of a subexpression goes into its parent's instructions as one item (its
-`Shared` record), every later one as an `Again`: when the expression is finished (`Unit.finish`)
-a shared record becomes a load of its register and the record's instructions its definition,
-an unshared one its instructions in place.
+`Shared` record), every later one as an `Again`: when the expression is finished, a shared
+record becomes a load of its register and the record's instructions its definition (placed
+first, `Unit.definitions`), an unshared one its instructions in place (`Unit.expand`). The values
+an action writes are one such unit: all of them are computed, in one state, before any is
+written.
 """
 
 from __future__ import annotations
@@ -95,14 +97,19 @@ class Unit:
             self.used.append(shared)
         return [Again(shared)]
 
-    def finish(self, ops: list) -> list:
-        """The expression's instructions: each shared value's definition, in the order they
-        were first met (a subexpression before the ones around it, so a definition loads only
-        registers already set), then the expression."""
+    def definitions(self) -> list:
+        """Each shared value's definition, in the order they were first met (a subexpression
+        before the ones around it, so a definition loads only registers already set)."""
         out: list = []
         for shared in sorted(self.used, key=lambda shared: shared.order):
             _expand(shared.ops, out)
             out.extend([vm.STORE, shared.register])
+        return out
+
+    @staticmethod
+    def expand(ops: list) -> list:
+        """An expression's instructions, once the definitions are placed before it."""
+        out: list = []
         _expand(ops, out)
         return out
 
