@@ -344,6 +344,7 @@ def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSo
 
 
 _PROGRAMS: dict[tuple, Bytecode] = {}  # source key -> the bytecode of that model and constants
+_ORDERS: dict[tuple, list[int]] = {}  # (model file, id, constants, readings) -> `python_order`
 
 
 def vm_source() -> str:
@@ -401,7 +402,16 @@ def python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
     instances (`CompiledModel.block_order`), or nothing when the program tests them in that
     order already. The program holds every reading's instances and reads readings at run time,
     so a dispatch on a field may take in instances another reading adds (and fold less), and
-    put them, and so their moves, in another order."""
+    put them, and so their moves, in another order. Once per configuration in a process: the
+    analyses build the same configuration's interpreter many times."""
+    config = compiled.config
+    key = (compiled.model.path, compiled.model.id, repr(sorted(config.constants.items())), repr(sorted(config.readings.items())))
+    if key not in _ORDERS:
+        _ORDERS[key] = _python_order(source, compiled)
+    return _ORDERS[key]
+
+
+def _python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
     program = [source.python_ids[inst.id] for inst in source.block_order(source.emitter())]
     python = [inst.id for inst in compiled.block_order()]
     if [i for i in program if i >= 0] == python:
