@@ -294,6 +294,7 @@ define:
   outer(a, v): a + a + v
   score(v): outer(inner(v), v)
   guarded(v): not ((y != 3 and v < 0) or (y != 3 and v >= 99))
+  either(v): (y == 3 and v > 4) or v > 2
 actions:
   move:
     by: rules
@@ -309,7 +310,7 @@ actions:
   add:
     by: rules
     for: {p: pos}
-    when: "score(x[p] * 3 + x[p] + 1) > 5 and guarded(x[y] * 3 + x[y])"
+    when: "score(x[p] * 3 + x[p] + 1) > 5 and guarded(x[y] * 3 + x[y]) and either(x[p] * 5 + x[p] + 1)"
     do: {total: "total + score(x[p] * 3 + x[p] + 1)", "marks[c] for c in pos": "(inner(x[p] * 3 + x[p] + 1) + (c if y < 2 else 0)) % 10"}
     rule: c-1
 clauses:
@@ -317,14 +318,14 @@ clauses:
 """
 
 
-def test_repeated_subexpressions_are_computed_once_and_in_order(tmp_path, monkeypatch):
-    """`score` repeats `inner(v)`, which holds `v`, then `v` itself: each is computed once into a
-    register, the inner value before the one around it (a definition read a register before it
-    was set when they were ordered by their second use), and the interpreter agrees with the
-    Python engine state for state. `guarded` repeats `x[y]`, outside `pos` once `y` is 3, where
-    its `and` skips it: a subexpression that can fail is not computed ahead. `marks` repeats
-    `inner(...)` across the values one action writes, which are one unit. Without sharing the
-    program is longer."""
+def test_repeated_subexpressions_are_computed_once_where_they_run(tmp_path, monkeypatch):
+    """A value repeated in one expression is kept where it is first computed, then loaded
+    where that ran on every path, else reused when this evaluation computed it: `score` repeats
+    `inner(v)`, which holds `v`, then `v` itself; `guarded` repeats `x[y]`, outside `pos` once
+    `y` is 3, where its `and` skips it (computing it sooner would stop the run); `either`
+    needs `v` where its first use may not have run; `marks` repeats `inner(...)` across the
+    values one action writes. The interpreter agrees with the Python engine state for state,
+    and without sharing there are no registers beyond the writes'."""
     from checker.engines.native import vm_code
 
     path = write_game(str(tmp_path), "shared", SHARED, "- {id: bounded, kind: invariant, expr: 'total <= 999'}\n")
@@ -335,4 +336,4 @@ def test_repeated_subexpressions_are_computed_once_and_in_order(tmp_path, monkey
     monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
     plain = Program(source).bytecode()
     assert plain.registers == 8  # the four writes of `add`
-    assert len(plain.code) > len(shared.code) and shared.registers > plain.registers  # and the shared values
+    assert shared.registers > plain.registers  # and the shared values and their stamps

@@ -68,6 +68,9 @@ RETURN = 40  # return n (successors) or the top of the stack (an expression)
 FIELD2 = 44  # [state, word, shift, mask]: a constant field straddling two words
 OPEN = 45  # [k, address]: jump when property k is already decided (status[k] != 0)
 DECIDE = 46  # [k, value]: pop; when its truth is `value`, property k is decided here (status, where)
+KEEP = 47  # [register, stamp register, counter register]: keep the top in a register, stamped with the evaluation's stamp
+CACHED = 48  # [register, stamp register, counter register, address]: push the register and jump when it was kept in this evaluation
+UNIT = 49  # [counter register]: a new evaluation (a new stamp)
 
 
 @njit(cache=True)
@@ -92,6 +95,21 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
         elif op == JUMP_IF_ZERO:
             sp -= 1
             pc = code[pc + 1] if st[sp] == 0 else pc + 2
+        elif op == LOAD:
+            st[sp] = reg[code[pc + 1]]
+            sp += 1
+            pc += 2
+        elif op == KEEP:
+            reg[code[pc + 1]] = st[sp - 1]
+            reg[code[pc + 2]] = reg[code[pc + 3]]
+            pc += 4
+        elif op == CACHED:
+            if reg[code[pc + 2]] == reg[code[pc + 3]]:
+                st[sp] = reg[code[pc + 1]]
+                sp += 1
+                pc = code[pc + 4]
+            else:
+                pc += 5
         elif op == EQ:
             sp -= 1
             st[sp - 1] = 1 if st[sp - 1] == st[sp] else 0
@@ -234,9 +252,8 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
             sp -= 1
             reg[code[pc + 1]] = st[sp]
             pc += 2
-        elif op == LOAD:
-            st[sp] = reg[code[pc + 1]]
-            sp += 1
+        elif op == UNIT:
+            reg[code[pc + 1]] += 1
             pc += 2
         elif op == IN_RANGE:
             value = st[sp - 1]

@@ -15,13 +15,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from checker.engines.native import vm
 from checker.engines.native.codegen import WORD, NativeSource
-from checker.engines.native.vm_share import MIN_SIZE, Again, FreeNames, Reg, Shared, Unit
+from checker.engines.native.vm_share import MIN_SIZE, Again, FreeNames, Label, Mark, Reg, Shared, Unit, register_at, registers_needed
 from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
 from checker.limits import WorkLimit
@@ -40,17 +41,6 @@ class Ops(list):
     """Instructions computing an expression's value onto the stack. A jump's operand is a
     `Label`, and the place it names is a `Mark` of it in the list: lists concatenate as they
     are, and addresses are given when the whole program is placed (`_placed`)."""
-
-
-class Label:
-    """A jump target, named by identity."""
-
-
-@dataclass(frozen=True)
-class Mark:
-    """Where a label is: the address of the next instruction."""
-
-    label: Label
 
 
 Value = Const | Ops
@@ -90,7 +80,6 @@ class Assembler:
     terms: int = 0  # the most terms of an aggregate unrolled (the budget the program needs)
     unit: Unit | None = None  # the expression being assembled, whose repeated subexpressions are shared (`vm_share`)
     registers: int = 0  # the most registers an expression's shared values needed
-    raising: int = 0  # instructions that can stop the run emitted so far: a subexpression with one is not shared
     _free: FreeNames = field(default_factory=FreeNames)
     _tables_of: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
@@ -116,17 +105,17 @@ class Assembler:
         return value if isinstance(value, Const) else Ops([*definitions, *value])
 
     def shared_all(self, make: Callable[[], list[Value]]) -> tuple[Ops, list[Value]]:
-        """`make()`, expressions evaluated one after the other, every one of them: the
-        definitions of the subexpressions they repeat (within one or across them), to place
-        before the first, and the expressions."""
+        """`make()`, expressions evaluated one after the other, every one of them, sharing
+        the subexpressions they repeat (within one or across them): the instructions to place
+        before the first (a new stamp, when one is needed), and the expressions."""
         assert self.unit is None, "expressions do not nest"
         self.unit = unit = Unit()
         try:
             values = make()
         finally:
             self.unit = None
-        self.registers = max(self.registers, len(unit.used))
-        return Ops(unit.definitions()), [value if isinstance(value, Const) else Ops(unit.expand(value)) for value in values]
+        self.registers = max(self.registers, unit.used)
+        return Ops(unit.start()), [value if isinstance(value, Const) else Ops(unit.expand(value)) for value in values]
 
     def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
         assert expr is not None, "an IR node without its operand"  # the type checker always sets them
@@ -137,9 +126,8 @@ class Assembler:
         met = unit.met.get(key)
         if met is not None:
             return Ops(unit.again(met))
-        raising = self.raising
         value = getattr(self, f"_{type(expr).__name__}")(expr, env, state)
-        if isinstance(value, Const) or self.raising != raising:
+        if isinstance(value, Const):
             return value
         size = _size(value)
         if size < MIN_SIZE:
@@ -191,7 +179,6 @@ class Assembler:
             elif isinstance(code, Const) and dom.contains(code.value):
                 position = Const(code.value - dom.lo)
             else:
-                self.raising += 1
                 position = Ops([*self.ops(code), vm.INDEX, dom.lo, dom.size])
             total = self.arith("+", total, self.arith("*", position, Const(stride)))
         return total
@@ -230,8 +217,6 @@ class Assembler:
             return left
         if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
             return Const(0)
-        if op in ("//", "%"):
-            self.raising += 1
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
     def positive(self, expr: Expr, env: dict) -> Value:
@@ -249,7 +234,11 @@ class Assembler:
         deciding = op == "or"
         live: list[Ops] = []
         for make in operands:
-            value = make()
+            if live:
+                with self.conditional():  # runs only when the live operands before it do not decide
+                    value = make()
+            else:
+                value = make()
             if isinstance(value, Const):
                 if bool(value.value) == deciding:
                     return Const(deciding) if not live else self._chain(op, [*live, Ops([vm.PUSH, int(deciding)])])
@@ -261,6 +250,8 @@ class Assembler:
 
     @staticmethod
     def _chain(op: str, live: list[Ops]) -> Ops:
+        if len(live) == 1:
+            return live[0]
         end = Label()
         out = Ops()
         for n, part in enumerate(live):
@@ -274,7 +265,11 @@ class Assembler:
         test = self.expr(expr.test, env, state)
         if isinstance(test, Const):
             return self.expr(expr.then if test.value else expr.orelse, env, state)
-        return self.branch(test, self.ops(self.expr(expr.then, env, state)), self.ops(self.expr(expr.orelse, env, state)))
+        with self.conditional():
+            then = self.ops(self.expr(expr.then, env, state))
+        with self.conditional():
+            orelse = self.ops(self.expr(expr.orelse, env, state))
+        return self.branch(test, then, orelse)
 
     @staticmethod
     def branch(test: Ops, then: Ops, orelse: Ops) -> Ops:
@@ -313,7 +308,6 @@ class Assembler:
         if isinstance(test, Const) and test.value:
             return self.expr(expr.value, env, state)
         value = self.ops(self.expr(expr.value, env, state))
-        self.raising += 1
         return self.branch(self.ops(test), value, Ops([vm.FAIL, vm.PUSH, 0]))
 
     def _Agg(self, expr: Agg, env: dict, state: int) -> Value:
@@ -323,16 +317,21 @@ class Assembler:
             self.limit.count("the terms of an aggregate", count)
             self.limit.clock("aggregate terms")
         names = [n for n, _ in expr.bound]
-        terms: list[tuple[Value, Value]] = []
+        envs = []
         for n, combo in enumerate(itertools.product(*(d.values() for _, d in expr.bound))):
             if self.limit is not None and n % 4096 == 4095:
                 self.limit.clock("aggregate terms")
-            inner = {**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}}
+            envs.append({**env, **{n: (d.code(v) if d.is_enum else v) for n, (_, d), v in zip(names, expr.bound, combo)}})
+        op = expr.op
+        if op in ("any", "all"):
+            return self.logic("or" if op == "any" else "and", [partial(self._quantified, expr, inner, state) for inner in envs])
+        terms: list[tuple[Value, Value]] = []
+        for inner in envs:
             where = self.expr(expr.where, inner, state) if expr.where is not None else Const(True)
             if isinstance(where, Const) and not where.value:
                 continue
-            terms.append((where, self.expr(expr.body, inner, state)))
-        op = expr.op
+            with self.conditional(where):
+                terms.append((where, self.expr(expr.body, inner, state)))
         if op in ("sum", "count"):
             total: Value = Const(0)
             for where, body in terms:
@@ -343,21 +342,10 @@ class Assembler:
                     value = self.branch(where, self.ops(value), Ops([vm.PUSH, 0]))
                 total = self.arith("+", total, value)
             return total
-        if op in ("any", "all"):
-            parts: list[Callable[[], Value]] = []
-            for where, body in terms:
-                if isinstance(where, Const):
-                    parts.append(_ready(body))
-                elif op == "any":
-                    parts.append(partial(self.logic, "and", [_ready(where), _ready(body)]))
-                else:
-                    parts.append(partial(self.logic, "or", [_ready(self._not(where)), _ready(body)]))
-            return self.logic("or" if op == "any" else "and", parts)
         fold = vm.MIN_SKIPPING if op == "min" else vm.MAX_SKIPPING
         known = [b.value for w, b in terms if isinstance(w, Const) and isinstance(b, Const)]
         if terms and len(known) == len(terms):
             return Const((min if op == "min" else max)(known))
-        self.raising += 1
         out = Ops([vm.PUSH, vm.SKIP])
         for where, body in terms:
             item = self.ops(body) if isinstance(where, Const) else self.branch(where, self.ops(body), Ops([vm.PUSH, vm.SKIP]))
@@ -365,6 +353,23 @@ class Assembler:
             out.append(fold)
         out.append(vm.NOT_SKIP)
         return out
+
+    def _quantified(self, expr: Agg, inner: dict, state: int) -> Value:
+        """One term of `any` (its `where` and its body) or of `all` (its `where` false, or its
+        body), assembled where the chain runs it."""
+        if expr.where is None:
+            return self.expr(expr.body, inner, state)
+        body = partial(self.expr, expr.body, inner, state)
+        if expr.op == "any":
+            return self.logic("and", [partial(self.expr, expr.where, inner, state), body])
+        return self.logic("or", [lambda: self._not(self.expr(expr.where, inner, state)), body])
+
+    def conditional(self, test: Value | None = None) -> AbstractContextManager:
+        """Assembling instructions that run only on some paths (after `test`, when it is not
+        a constant): what they compute is not available after them (`vm_share.Unit`)."""
+        if self.unit is None or isinstance(test, Const):
+            return nullcontext()
+        return self.unit.conditional()
 
     @staticmethod
     def _not(value: Value) -> Value:
@@ -396,7 +401,7 @@ def _ready(value: Value) -> Callable[[], Value]:
 def _shape(ops: list) -> tuple:
     """The instructions as a comparable value: labels numbered in order of appearance."""
     names: dict[int, int] = {}
-    return tuple(("mark", names.setdefault(id(i.label), len(names))) if isinstance(i, Mark) else ("label", names.setdefault(id(i), len(names))) if isinstance(i, Label) else ("reg", i.number) if isinstance(i, Reg) else i for i in ops)
+    return tuple(("mark", names.setdefault(id(i.label), len(names))) if isinstance(i, Mark) else ("label", names.setdefault(id(i), len(names))) if isinstance(i, Label) else ("reg", i.number, i.stamp) if isinstance(i, Reg) else i for i in ops)
 
 
 def _chain_of(expr: Binary) -> list[Expr]:
@@ -535,8 +540,9 @@ class Program:
 
         tables = self.asm.tables or [0]
         base = self.registers
-        code = [base + item.number if type(item) is Reg else item for item in self.code]
-        return Bytecode(np.array(code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, base + self.asm.registers, self.source.words, self.asm.terms)
+        code = [register_at(item, base) if type(item) is Reg else item for item in self.code]
+        registers = base + registers_needed(self.asm.registers)
+        return Bytecode(np.array(code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, registers, self.source.words, self.asm.terms)
 
     # -- successors ---------------------------------------------------------------------------
     def _successors(self) -> list:
@@ -741,7 +747,7 @@ _EFFECT = {
     vm.TABLE: (1, 1, 1), vm.INDEX: (1, 1, 2), vm.NEG: (1, 1, 0), vm.ABS: (1, 1, 0), vm.NOT: (1, 1, 0), vm.TRUTH: (1, 1, 0),
     vm.JUMP: (0, 0, 1), vm.JUMP_IF_ZERO: (1, 0, 1), vm.JUMP_UNLESS_ZERO: (1, 0, 1), vm.FAIL: (0, 0, 0),
     vm.NOT_SKIP: (1, 1, 0), vm.STORE: (1, 0, 1), vm.LOAD: (0, 1, 1), vm.IN_RANGE: (1, 1, 2), vm.BEGIN: (0, 0, 0),
-    vm.WRITE: (0, 0, 3), vm.MOVE: (0, 0, 1), vm.FORCED_DONE: (0, 0, 0), vm.DECIDE: (1, 0, 2),
+    vm.WRITE: (0, 0, 3), vm.MOVE: (0, 0, 1), vm.FORCED_DONE: (0, 0, 0), vm.DECIDE: (1, 0, 2), vm.KEEP: (1, 1, 3), vm.UNIT: (0, 0, 1),
     **{op: (2, 1, 0) for op in (vm.ADD, vm.SUB, vm.MUL, vm.DIV, vm.MOD, vm.EQ, vm.NE, vm.LT, vm.LE, vm.GT, vm.GE, vm.MIN, vm.MAX, vm.MIN_SKIPPING, vm.MAX_SKIPPING)},
 }
 
@@ -774,6 +780,10 @@ def stack_depth(code: list[int], entries: list[int]) -> int:
                 if op == vm.OPEN:
                     work.append((code[pc + 2], depth))
                     pc += 3
+                    continue
+                if op == vm.CACHED:
+                    work.append((code[pc + 4], depth + 1))
+                    pc += 5
                     continue
                 if op in (vm.AND_ELSE, vm.OR_ELSE):
                     assert depth >= 1

@@ -1,58 +1,90 @@
-"""Repeated subexpressions of one assembled expression, computed once.
+"""Repeated subexpressions of one assembled expression, computed once per evaluation.
 
 Definitions are inlined at every use and quantifiers unrolled, so one expression can hold the
 same subexpression many times: Ultimate's `beats(s1, v1, s2, v2)` reads each card value four
 times, each value (`ev`) a few dozen instructions, inside aggregates over every card and
-player, which made its three-player model 1.4 million instructions. As the Python emitter's
-`cse.py` does for generated code, a subexpression that cannot stop the run with a modelling
-error, met again in one expression for the same node and the same values of the variables it
-reads, is computed once at the start of the expression into a register and loaded where it
-occurs. Computing it where a short-circuit would have skipped it changes no value and no error:
-it has no effects and cannot fail.
+player, which made its three-player program 1.4 million instructions. A subexpression met
+again in one expression for the same node and the same values of the variables it reads is
+the same value there (one state, no effects), so it is kept in a register where it is first
+computed (`KEEP`) and:
+
+- loaded (`LOAD`) where it was computed on every path to this occurrence (an earlier operand
+  that always runs: the left of `+`, the first of an `and`, a test before its branches);
+- elsewhere loaded when this evaluation computed it already (`CACHED`: its stamp is the unit's
+  current stamp, which `UNIT` renews at the start of every evaluation), else computed there.
+
+Nothing is computed where the Python engine would not compute it, so an error (an index outside
+its domain, a division by zero) is met exactly where it would be, and no evaluation runs more
+instructions than without sharing but for the `KEEP`s and `CACHED`s.
 
 The first occurrence of a subexpression goes into its parent's instructions as one item (its
-`Shared` record), every later one as an `Again`: when the expression is finished, a shared
-record becomes a load of its register and the record's instructions its definition (placed
-first, `Unit.definitions`), an unshared one its instructions in place (`Unit.expand`). The values
-an action writes are one such unit: all of them are computed, in one state, before any is
-written.
+`Shared` record), every later one as an `Again`; when the unit is finished (`Unit.expand`) a
+record becomes its instructions, with a `KEEP` when it is met again. The values an action writes
+are one unit: all of them are computed, in one state, before any is written.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from checker.engines.native import vm
 from checker.lang.expr import Agg, Expr, Var, children
 
-MIN_SIZE = 6  # smaller subexpressions (a constant field read) cost less to repeat than to store and load
+MIN_SIZE = 6  # smaller subexpressions (a constant field read) cost less to repeat than to keep
+
+
+class Label:
+    """A jump target, named by identity."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Where a label is: the address of the next instruction."""
+
+    label: Label
 
 
 @dataclass(frozen=True)
 class Reg:
-    """A shared value's register, numbered within its expression; `Program.bytecode` places
-    these after the registers the writes use."""
+    """A shared value's register (or its stamp's), numbered within its unit; `Program.bytecode`
+    places them after the registers the writes use (`register_at`)."""
 
     number: int
+    stamp: bool = False
+
+
+COUNTER = Reg(-1)  # the current evaluation's stamp
+
+
+def register_at(reg: Reg, base: int) -> int:
+    """The register number: the counter at `base`, then each value followed by its stamp."""
+    return base if reg.number < 0 else base + 1 + 2 * reg.number + int(reg.stamp)
+
+
+def registers_needed(shared: int) -> int:
+    return 1 + 2 * shared if shared else 0
 
 
 class Shared:
     """A subexpression's instructions, standing in one item for its first occurrence."""
 
-    __slots__ = ("ops", "size", "order", "register")
+    __slots__ = ("ops", "size", "register")
 
-    def __init__(self, ops: list, size: int, order: int) -> None:
+    def __init__(self, ops: list, size: int) -> None:
         self.ops = ops
         self.size = size
-        self.order = order  # when it was met first: after every subexpression inside it
         self.register: Reg | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class Again:
-    """A later occurrence of a shared subexpression."""
+    """A later occurrence of a shared subexpression: computed on every path to it (`load`), or
+    not."""
 
     shared: Shared
+    load: bool
 
 
 class FreeNames:
@@ -80,54 +112,78 @@ class FreeNames:
 
 
 class Unit:
-    """One expression being assembled: each subexpression met so far, by node, state row and
-    the values of its free variables."""
+    """One unit being assembled: each subexpression met so far (by node, state row and the
+    values of its free variables), and the ones computed on every path to the point being
+    assembled (instructions are assembled in the order they run)."""
 
     def __init__(self) -> None:
         self.met: dict[tuple, Shared] = {}
-        self.used: list[Shared] = []  # the ones met again
+        self.used = 0  # subexpressions met again (each has a register)
+        self.available: set[int] = set()
+        self.cached = False  # some occurrence asks whether this evaluation computed its value
 
     def first(self, key: tuple, ops: list, size: int) -> list:
-        self.met[key] = shared = Shared(ops, size, len(self.met))
+        self.met[key] = shared = Shared(ops, size)
+        self.available.add(id(shared))
         return [shared]
 
     def again(self, shared: Shared) -> list:
         if shared.register is None:
-            shared.register = Reg(len(self.used))
-            self.used.append(shared)
-        return [Again(shared)]
+            shared.register = Reg(self.used)
+            self.used += 1
+        load = id(shared) in self.available
+        self.cached = self.cached or not load
+        self.available.add(id(shared))
+        return [Again(shared, load)]
 
-    def definitions(self) -> list:
-        """Each shared value's definition, in the order they were first met (a subexpression
-        before the ones around it, so a definition loads only registers already set)."""
-        out: list = []
-        for shared in sorted(self.used, key=lambda shared: shared.order):
-            _expand(shared.ops, out)
-            out.extend([vm.STORE, shared.register])
-        return out
+    @contextmanager
+    def conditional(self) -> Iterator[None]:
+        """Instructions that run only on some paths: what they compute is not available after."""
+        before = set(self.available)
+        try:
+            yield
+        finally:
+            self.available = before
+
+    def start(self) -> list:
+        """What the unit's first instructions are: a new stamp, when some occurrence asks."""
+        return [vm.UNIT, COUNTER] if self.cached else []
 
     @staticmethod
     def expand(ops: list) -> list:
-        """An expression's instructions, once the definitions are placed before it."""
+        """An expression's instructions."""
         out: list = []
-        _expand(ops, out)
+        _place(ops, out, None)
         return out
 
 
-def _expand(ops: list, out: list) -> None:
-    stack = [iter(ops)]
+def _place(ops: list, out: list, rename: dict[int, Label] | None) -> None:
+    """`ops` with their records expanded into `out`; with `rename`, as a copy placed where the
+    earlier occurrences may not have run (labels of its own, every later occurrence checked)."""
+    stack: list[tuple[Iterator, dict[int, Label] | None, list]] = [(iter(ops), rename, [])]
     while stack:
-        for item in stack[-1]:
+        items, rename, after = stack[-1]
+        for item in items:
             if isinstance(item, Shared):
-                if item.register is not None:
-                    out.extend([vm.LOAD, item.register])
-                else:
-                    stack.append(iter(item.ops))
-                    break
-            elif isinstance(item, Again):
-                out.extend([vm.LOAD, item.shared.register])
+                reg = item.register
+                stack.append((iter(item.ops), rename, [] if reg is None else [vm.KEEP, reg, Reg(reg.number, True), COUNTER]))
+                break
+            if isinstance(item, Again):
+                reg = item.shared.register
+                assert reg is not None
+                if item.load and rename is None:
+                    out.extend([vm.LOAD, reg])
+                    continue
+                done = Label()
+                out.extend([vm.CACHED, reg, Reg(reg.number, True), COUNTER, done])
+                stack.append((iter(item.shared.ops), {}, [vm.KEEP, reg, Reg(reg.number, True), COUNTER, Mark(done)]))
+                break
+            if rename is not None and isinstance(item, Label):
+                out.append(rename.setdefault(id(item), Label()))
+            elif rename is not None and isinstance(item, Mark):
+                out.append(Mark(rename.setdefault(id(item.label), Label())))
             else:
                 out.append(item)
         else:
             stack.pop()
-
+            out.extend(after)
