@@ -158,6 +158,16 @@ def test_stack_depth_follows_every_path():
         stack_depth([vm.PUSH, 1, vm.PUSH, 2, vm.RETURN], [0])
 
 
+def test_stack_depth_counts_a_subroutine_above_its_caller():
+    """A subroutine runs above the caller's stack and its return address: its depth adds to
+    the caller's, and one that returns with more or less than its value is refused."""
+    caller = [vm.PUSH, 1, vm.CALL, 0, 1, 2, 10, vm.ADD, vm.RETURN, vm.JUMP]
+    subroutine = [vm.PUSH, 2, vm.PUSH, 3, vm.ADD, vm.KEEP_RETURN, 0, 1, 2]
+    assert stack_depth(caller + subroutine, [0]) == 1 + 1 + 2  # the caller's value, the return address, the subroutine's two
+    with pytest.raises(AssertionError, match="a subroutine returns at depth"):
+        stack_depth(caller + [vm.PUSH, 2, vm.PUSH, 3, vm.KEEP_RETURN, 0, 1, 2], [0])
+
+
 def test_one_program_per_model_and_constants():
     """The program is assembled once per model and constants in a process, whatever the
     readings: every reading combination of a model shares it."""

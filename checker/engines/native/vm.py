@@ -69,8 +69,9 @@ FIELD2 = 44  # [state, word, shift, mask]: a constant field straddling two words
 OPEN = 45  # [k, address]: jump when property k is already decided (status[k] != 0)
 DECIDE = 46  # [k, value]: pop; when its truth is `value`, property k is decided here (status, where)
 KEEP = 47  # [register, stamp register, counter register]: keep the top in a register, stamped with the evaluation's stamp
-CACHED = 48  # [register, stamp register, counter register, address]: push the register and jump when it was kept in this evaluation
+CALL = 48  # [register, stamp register, counter register, address]: push the register when it was kept in this evaluation, else push the return address and run the subroutine at address
 UNIT = 49  # [counter register]: a new evaluation (a new stamp)
+KEEP_RETURN = 50  # [register, stamp register, counter register]: keep the top (stamped), put it in place of the return address below it, and return there
 
 
 @njit(cache=True)
@@ -103,13 +104,22 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
             reg[code[pc + 1]] = st[sp - 1]
             reg[code[pc + 2]] = reg[code[pc + 3]]
             pc += 4
-        elif op == CACHED:
+        elif op == CALL:
             if reg[code[pc + 2]] == reg[code[pc + 3]]:
                 st[sp] = reg[code[pc + 1]]
                 sp += 1
-                pc = code[pc + 4]
-            else:
                 pc += 5
+            else:
+                st[sp] = pc + 5
+                sp += 1
+                pc = code[pc + 4]
+        elif op == KEEP_RETURN:
+            value = st[sp - 1]
+            reg[code[pc + 1]] = value
+            reg[code[pc + 2]] = reg[code[pc + 3]]
+            sp -= 1
+            pc = st[sp - 1]
+            st[sp - 1] = value
         elif op == EQ:
             sp -= 1
             st[sp - 1] = 1 if st[sp - 1] == st[sp] else 0

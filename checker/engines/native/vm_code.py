@@ -51,22 +51,23 @@ def _placed(ops: list, base: int) -> list[int]:
     at: dict[int, int] = {}
     address = base
     for item in ops:
-        if isinstance(item, Mark):
+        if type(item) is Mark:
             assert id(item.label) not in at, "a label placed twice"
             at[id(item.label)] = address
         else:
             address += 1
-    return [at[id(item)] if isinstance(item, Label) else item for item in ops if not isinstance(item, Mark)]
+    return [at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark]
 
 
 def _fresh(ops: list) -> list:
-    """A copy of `ops` with labels of its own, to place the same code twice."""
+    """A copy of `ops` with labels of its own, to place the same code twice (subroutine entries,
+    `vm_share.Entry`, stay: the copy calls the same subroutines)."""
     renamed: dict[int, Label] = {}
 
     def new(label: Label) -> Label:
         return renamed.setdefault(id(label), Label())
 
-    return [Mark(new(i.label)) if isinstance(i, Mark) else new(i) if isinstance(i, Label) else i for i in ops]
+    return [Mark(new(i.label)) if type(i) is Mark and type(i.label) is Label else new(i) if type(i) is Label else i for i in ops]
 
 
 @dataclass
@@ -101,13 +102,14 @@ class Assembler:
 
     def shared(self, make: Callable[[], Value]) -> Value:
         """`make()`, one expression, with its repeated subexpressions computed once."""
-        definitions, (value,) = self.shared_all(lambda: [make()])
-        return value if isinstance(value, Const) else Ops([*definitions, *value])
+        start, (value,), subroutines = self.shared_all(lambda: [make()])
+        return value if isinstance(value, Const) else Ops([*start, *value, *subroutines])
 
-    def shared_all(self, make: Callable[[], list[Value]]) -> tuple[Ops, list[Value]]:
+    def shared_all(self, make: Callable[[], list[Value]]) -> tuple[Ops, list[Value], Ops]:
         """`make()`, expressions evaluated one after the other, every one of them, sharing
         the subexpressions they repeat (within one or across them): the instructions to place
-        before the first (a new stamp, when one is needed), and the expressions."""
+        before the first (a new stamp, when one is needed), the expressions, and the
+        subroutines they call, to place after the last (`vm_share.Unit.subroutines`)."""
         assert self.unit is None, "expressions do not nest"
         self.unit = unit = Unit()
         try:
@@ -115,7 +117,8 @@ class Assembler:
         finally:
             self.unit = None
         self.registers = max(self.registers, unit.used)
-        return Ops(unit.start()), [value if isinstance(value, Const) else Ops(unit.expand(value)) for value in values]
+        expanded = [value if isinstance(value, Const) else Ops(unit.expand(value)) for value in values]
+        return Ops(unit.start()), expanded, Ops(unit.subroutines())
 
     def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
         assert expr is not None, "an IR node without its operand"  # the type checker always sets them
@@ -657,7 +660,7 @@ class Program:
             listed.extend(self._write_list(action, env))
             return [v for offset, value, *_ in listed for v in (offset, value)]
 
-        out, values = self.asm.shared_all(assemble)
+        out, values, subroutines = self.asm.shared_all(assemble)
         reg = 0
         for k, (_, _, slot, elem, again) in enumerate(listed):
             offset, value = values[2 * k], values[2 * k + 1]
@@ -690,6 +693,7 @@ class Program:
         for offset_reg, value_reg, mask in writes:
             out.extend([vm.WRITE, offset_reg, value_reg, mask])
         out.extend([vm.MOVE, instance.id])
+        out.extend(subroutines)
         return out
 
     @staticmethod
@@ -753,54 +757,67 @@ _EFFECT = {
 
 
 def stack_depth(code: list[int], entries: list[int]) -> int:
-    """The deepest the stack gets from any entry point, following every jump; and a check of
-    the assembler: every path reaches each instruction at one depth, never pops an empty stack,
-    and returns with at most one value (`vm.run` has no bounds checks: the stack is allocated
-    from this)."""
-    deepest = 0
-    for entry in entries:
-        depth_at: dict[int, int] = {}
-        work = [(entry, 0)]
-        while work:
-            pc, depth = work.pop()
-            while True:
-                if pc in depth_at:
-                    assert depth_at[pc] == depth, f"instruction {pc} reached at depths {depth_at[pc]} and {depth}"
-                    break
-                depth_at[pc] = depth
-                op = code[pc]
-                if op == vm.RETURN:
-                    assert depth <= 1, f"return at depth {depth}"
-                    break
-                if op == vm.DISPATCH:
-                    count = code[pc + 3]
-                    work.extend((code[pc + 5 + 2 * k], depth) for k in range(count))
-                    work.append((code[pc + 4 + 2 * count], depth))
-                    break
-                if op == vm.OPEN:
-                    work.append((code[pc + 2], depth))
-                    pc += 3
-                    continue
-                if op == vm.CACHED:
-                    work.append((code[pc + 4], depth + 1))
-                    pc += 5
-                    continue
-                if op in (vm.AND_ELSE, vm.OR_ELSE):
-                    assert depth >= 1
-                    work.append((code[pc + 1], depth))
-                    depth -= 1
-                    pc += 2
-                    continue
-                pops, pushes, operands = _EFFECT[op]
-                assert depth >= pops, f"instruction {pc} pops an empty stack"
-                depth += pushes - pops
-                deepest = max(deepest, depth)
-                if op == vm.JUMP:
-                    pc = code[pc + 1]
-                    continue
-                if op in (vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO):
-                    work.append((code[pc + 1], depth))
-                if op == vm.FAIL:
-                    break
-                pc += 1 + operands
+    """The deepest the stack gets from any entry point, following every jump and call; and a
+    check of the assembler: every path reaches each instruction at one depth, never pops an
+    empty stack, returns with at most one value, and a subroutine returns with its value above
+    the return address (`vm.run` has no bounds checks: the stack is allocated from this)."""
+    subroutines: dict[int, int] = {}
+    return max((_deepest(code, entry, 0, subroutines) for entry in entries), default=0)
+
+
+def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int]) -> int:
+    """The deepest the stack gets from `entry` entered at depth `start`: 0 for an entry point,
+    1 for a subroutine (its return address), whose own depths `subroutines` keeps."""
+    deepest = start
+    depth_at: dict[int, int] = {}
+    work = [(entry, start)]
+    while work:
+        pc, depth = work.pop()
+        while True:
+            if pc in depth_at:
+                assert depth_at[pc] == depth, f"instruction {pc} reached at depths {depth_at[pc]} and {depth}"
+                break
+            depth_at[pc] = depth
+            op = code[pc]
+            if op == vm.RETURN:
+                assert start == 0 and depth <= 1, f"return at depth {depth}"
+                break
+            if op == vm.KEEP_RETURN:
+                assert start == 1 and depth == 2, f"a subroutine returns at depth {depth}"
+                break
+            if op == vm.DISPATCH:
+                count = code[pc + 3]
+                work.extend((code[pc + 5 + 2 * k], depth) for k in range(count))
+                work.append((code[pc + 4 + 2 * count], depth))
+                break
+            if op == vm.OPEN:
+                work.append((code[pc + 2], depth))
+                pc += 3
+                continue
+            if op == vm.CALL:
+                target = code[pc + 4]
+                if target not in subroutines:
+                    subroutines[target] = _deepest(code, target, 1, subroutines)
+                deepest = max(deepest, depth + subroutines[target])
+                depth += 1
+                pc += 5
+                continue
+            if op in (vm.AND_ELSE, vm.OR_ELSE):
+                assert depth >= 1
+                work.append((code[pc + 1], depth))
+                depth -= 1
+                pc += 2
+                continue
+            pops, pushes, operands = _EFFECT[op]
+            assert depth >= pops, f"instruction {pc} pops an empty stack"
+            depth += pushes - pops
+            deepest = max(deepest, depth)
+            if op == vm.JUMP:
+                pc = code[pc + 1]
+                continue
+            if op in (vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO):
+                work.append((code[pc + 1], depth))
+            if op == vm.FAIL:
+                break
+            pc += 1 + operands
     return deepest

@@ -10,12 +10,13 @@ computed (`KEEP`) and:
 
 - loaded (`LOAD`) where it was computed on every path to this occurrence (an earlier operand
   that always runs: the left of `+`, the first of an `and`, a test before its branches);
-- elsewhere loaded when this evaluation computed it already (`CACHED`: its stamp is the unit's
-  current stamp, which `UNIT` renews at the start of every evaluation), else computed there.
+- elsewhere loaded when this evaluation computed it already (`CALL`: its stamp is the unit's
+  current stamp, which `UNIT` renews at the start of every evaluation), else computed by a
+  subroutine of the unit (placed once after it, ending in `KEEP_RETURN`).
 
 Nothing is computed where the Python engine would not compute it, so an error (an index outside
 its domain, a division by zero) is met exactly where it would be, and no evaluation runs more
-instructions than without sharing but for the `KEEP`s and `CACHED`s.
+instructions than without sharing but for the `KEEP`s, `CALL`s and returns.
 
 The first occurrence of a subexpression goes into its parent's instructions as one item (its
 `Shared` record), every later one as an `Again`; when the unit is finished (`Unit.expand`) a
@@ -37,6 +38,11 @@ MIN_SIZE = 6  # smaller subexpressions (a constant field read) cost less to repe
 
 class Label:
     """A jump target, named by identity."""
+
+
+class Entry(Label):
+    """A subroutine's first instruction: one place per unit, which copies of the code that
+    calls it keep (`vm_code._fresh`)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,8 @@ class Unit:
         self.used = 0  # subexpressions met again (each has a register)
         self.available: set[int] = set()
         self.cached = False  # some occurrence asks whether this evaluation computed its value
+        self._entries: dict[int, Entry] = {}  # id of a shared record -> its subroutine's entry
+        self._pending: list[Shared] = []  # records whose subroutine is called and not yet placed
 
     def first(self, key: tuple, ops: list, size: int) -> list:
         self.met[key] = shared = Shared(ops, size)
@@ -149,41 +157,63 @@ class Unit:
         """What the unit's first instructions are: a new stamp, when some occurrence asks."""
         return [vm.UNIT, COUNTER] if self.cached else []
 
-    @staticmethod
-    def expand(ops: list) -> list:
+    def expand(self, ops: list) -> list:
         """An expression's instructions."""
         out: list = []
-        _place(ops, out, None)
+        self._place(ops, out, None)
         return out
 
+    def subroutines(self) -> list:
+        """The subroutines the unit's instructions call, to place after them (jumped over)."""
+        if not self._pending:
+            return []
+        after = Label()
+        out: list = [vm.JUMP, after]
+        while self._pending:
+            shared = self._pending.pop()
+            reg = shared.register
+            assert reg is not None
+            out.append(Mark(self._entries[id(shared)]))
+            self._place(shared.ops, out, {})
+            out.extend([vm.KEEP_RETURN, reg, Reg(reg.number, True), COUNTER])
+        out.append(Mark(after))
+        return out
 
-def _place(ops: list, out: list, rename: dict[int, Label] | None) -> None:
-    """`ops` with their records expanded into `out`; with `rename`, as a copy placed where the
-    earlier occurrences may not have run (labels of its own, every later occurrence checked)."""
-    stack: list[tuple[Iterator, dict[int, Label] | None, list]] = [(iter(ops), rename, [])]
-    while stack:
-        items, rename, after = stack[-1]
-        for item in items:
-            if isinstance(item, Shared):
-                reg = item.register
-                stack.append((iter(item.ops), rename, [] if reg is None else [vm.KEEP, reg, Reg(reg.number, True), COUNTER]))
-                break
-            if isinstance(item, Again):
-                reg = item.shared.register
-                assert reg is not None
-                if item.load and rename is None:
-                    out.extend([vm.LOAD, reg])
+    def _call(self, shared: Shared) -> list:
+        entry = self._entries.get(id(shared))
+        if entry is None:
+            entry = self._entries[id(shared)] = Entry()
+            self._pending.append(shared)
+        reg = shared.register
+        assert reg is not None
+        return [vm.CALL, reg, Reg(reg.number, True), COUNTER, entry]
+
+    def _place(self, ops: list, out: list, rename: dict[int, Label] | None) -> None:
+        """`ops` with their records expanded into `out`; with `rename`, as a subroutine's body
+        (called where the earlier occurrences may not have run: labels of its own, every later
+        occurrence called)."""
+        stack: list[tuple[Iterator, list]] = [(iter(ops), [])]
+        while stack:
+            items, after = stack[-1]
+            for item in items:
+                if type(item) is int:  # most items: an operation or an operand
+                    out.append(item)
                     continue
-                done = Label()
-                out.extend([vm.CACHED, reg, Reg(reg.number, True), COUNTER, done])
-                stack.append((iter(item.shared.ops), {}, [vm.KEEP, reg, Reg(reg.number, True), COUNTER, Mark(done)]))
-                break
-            if rename is not None and isinstance(item, Label):
-                out.append(rename.setdefault(id(item), Label()))
-            elif rename is not None and isinstance(item, Mark):
-                out.append(Mark(rename.setdefault(id(item.label), Label())))
+                if isinstance(item, Shared):
+                    reg = item.register
+                    stack.append((iter(item.ops), [] if reg is None else [vm.KEEP, reg, Reg(reg.number, True), COUNTER]))
+                    break
+                if isinstance(item, Again):
+                    if item.load and rename is None:
+                        out.extend([vm.LOAD, item.shared.register])
+                    else:
+                        out.extend(self._call(item.shared))
+                elif rename is not None and type(item) is Label:
+                    out.append(rename.setdefault(id(item), Label()))
+                elif rename is not None and isinstance(item, Mark):
+                    out.append(Mark(rename.setdefault(id(item.label), Label())))
+                else:
+                    out.append(item)
             else:
-                out.append(item)
-        else:
-            stack.pop()
-            out.extend(after)
+                stack.pop()
+                out.extend(after)
