@@ -19,25 +19,65 @@ probability 1 (the standard maximal end component decomposition of Markov decisi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from checker.lang.compile import CompiledModel
 
+if TYPE_CHECKING:
+    from checker.analysis.statespace import StateSpace
+
 Options = dict[int, list[frozenset[int]]]
+
+
+GRAPH_FACTOR = 4  # the interpreter explores up to this many times the bound before the walk below
 
 
 def ends_surely(compiled: CompiledModel, max_states: int) -> bool | None:
     """True when the game ends with probability 1 from every initial state whatever the
     players (and the order of movers) do; False when some strategy keeps it going, or a state
     is stuck, with positive probability; None when the reachable graph has more than
-    `max_states` states (nothing is claimed then)."""
+    `max_states` states (nothing is claimed then).
+
+    The walk steps through the game's graph; when numba is installed the graph is explored
+    first in the bytecode interpreter (no call from Python per state) and the same walk runs
+    over its arrays. Where that exploration stops short (past `GRAPH_FACTOR` times the bound,
+    or at a modelling error), the walk steps through the game itself, so the answer, and any
+    error, is the same either way."""
     chance = {inst.id for inst in compiled.instances if inst.action.by == "chance"}
+    space = _whole_graph(compiled, max_states)
+    if space is None:
+        return _walk(list(dict.fromkeys(compiled.initial)), compiled.terminal, compiled.successors, chance, max_states)
+    starts, targets, instances, terminal = space.starts, space.targets, space.instances, space.terminal
+
+    def moves(node: int) -> list[tuple[int, int]]:
+        return list(zip(instances[starts[node] : starts[node + 1]], targets[starts[node] : starts[node + 1]]))
+
+    return _walk([space.index[s] for s in dict.fromkeys(compiled.initial)], terminal.__getitem__, moves, chance, max_states)
+
+
+def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | None:
+    """The configuration's whole reachable graph, explored in the interpreter; None without
+    numba, past `GRAPH_FACTOR * max_states` states or at a modelling error."""
+    from checker.analysis.statespace import explore_space
+    from checker.engines.native import unavailable_reason
+
+    if unavailable_reason() is not None:
+        return None
+    space = explore_space(compiled, GRAPH_FACTOR * max_states, timeout=3600.0)
+    return space if space.complete and space.error is None else None
+
+
+def _walk(initial: list[int], terminal: Callable[[int], Any], successors: Callable[[int], list[tuple[int, int]]], chance: set[int], max_states: int) -> bool | None:
+    """`ends_surely` over any numbering of the states (packed states, or a graph's nodes)."""
     options: Options = {}
-    stack = list(dict.fromkeys(compiled.initial))
+    stack = list(initial)
     seen = set(stack)
     while stack:
         state = stack.pop()
-        if compiled.terminal(state):
+        if terminal(state):
             continue
-        moves = compiled.successors(state)
+        moves = successors(state)
         if not moves:
             return False  # stuck: this play never ends
         drawn = frozenset(post for inst, post in moves if inst in chance)
