@@ -14,7 +14,8 @@ which the adversary can keep play for ever, because from each of them one of its
 single non-chance move, or chance's whole set of outcomes) stays in the set, and the set is
 strongly connected under those options. Such a set is kept with positive probability, so the
 game can fail to end; without one, every strategy leaves the non-terminal states with
-probability 1 (the standard maximal end component decomposition of Markov decision processes).
+probability 1 (end components of Markov decision processes; only whether one exists is asked,
+which needs no decomposition into the maximal ones: `_has_end_component`).
 """
 
 from __future__ import annotations
@@ -40,20 +41,35 @@ def ends_surely(compiled: CompiledModel, max_states: int) -> bool | None:
     `max_states` states (nothing is claimed then).
 
     The walk steps through the game's graph; when numba is installed the graph is explored
-    first in the bytecode interpreter (no call from Python per state) and the same walk runs
-    over its arrays. Where that exploration stops short (past `GRAPH_FACTOR` times the bound,
-    or at a modelling error), the walk steps through the game itself, so the answer, and any
-    error, is the same either way."""
+    first in the bytecode interpreter (no call from Python per state) and the same walk, and
+    the end-component search, run compiled over its arrays (`_on_graph`). Where that
+    exploration stops short (past `GRAPH_FACTOR` times the bound, or at a modelling error), the
+    walk steps through the game itself, so the answer, and any error, is the same either way."""
     chance = {inst.id for inst in compiled.instances if inst.action.by == "chance"}
     space = _whole_graph(compiled, max_states)
     if space is None:
         return _walk(list(dict.fromkeys(compiled.initial)), compiled.terminal, compiled.successors, chance, max_states)
-    starts, targets, instances, terminal = space.starts, space.targets, space.instances, space.terminal
+    return _on_graph(space, [space.index[s] for s in dict.fromkeys(compiled.initial)], chance, max_states)
 
-    def moves(node: int) -> list[tuple[int, int]]:
-        return list(zip(instances[starts[node] : starts[node + 1]], targets[starts[node] : starts[node + 1]]))
 
-    return _walk([space.index[s] for s in dict.fromkeys(compiled.initial)], terminal.__getitem__, moves, chance, max_states)
+def _on_graph(space: StateSpace, initial: list[int], chance: set[int], max_states: int) -> bool | None:
+    """`_walk` and `_has_end_component` over a whole explored graph, compiled
+    (`engines.native.end_components`): the same visit, so the same answer."""
+    import numpy as np
+
+    from checker.engines.native import end_components
+
+    starts = np.frombuffer(space.starts, np.int32)
+    targets = np.frombuffer(space.targets, np.int32)
+    terminal = np.frombuffer(space.terminal, np.uint8)
+    expanded = np.zeros(space.size, np.uint8)
+    walked = end_components.walk(starts, targets, terminal, np.array(initial, np.int32), max_states, expanded)
+    if walked != end_components.WALKED:
+        return None if walked == end_components.PAST_BOUND else False
+    instances = np.frombuffer(space.instances, np.int32)
+    is_chance = np.zeros(int(instances.max(initial=0)) + 1, np.uint8)
+    is_chance[[i for i in chance if i < is_chance.size]] = 1
+    return not end_components.has_end_component(starts, targets, is_chance[instances], expanded)
 
 
 def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | None:
@@ -92,76 +108,22 @@ def _walk(initial: list[int], terminal: Callable[[int], Any], successors: Callab
 
 
 def _has_end_component(options: Options) -> bool:
-    """Whether some set of the non-terminal states (the keys of `options`) is an end component:
-    options are dropped while they leave the candidate set or their state's strongly connected
-    component, states with no option left are dropped, until nothing changes."""
+    """Whether some set of the non-terminal states (the keys of `options`) is an end component.
+    Options that leave the candidate set are dropped, and states left with no option, until
+    nothing changes; an end component exists exactly when states remain. Every remaining state
+    keeps an option inside the set, so choosing one each (chance drawing among its outcomes)
+    is a finite Markov chain that never leaves the set, and its bottom strongly connected
+    component is an end component; an end component's own options never leave it, so none of
+    its states is dropped."""
     alive = {s: list(opts) for s, opts in options.items()}
-    while alive:
-        changed = True
-        while changed:
-            changed = False
-            for s in list(alive):
-                kept = [o for o in alive[s] if all(t in alive for t in o)]
-                if not kept:
-                    del alive[s]
-                    changed = True
-                elif len(kept) != len(alive[s]):
-                    alive[s] = kept
-        if not alive:
-            return False
-        component = _components({s: set().union(*opts) for s, opts in alive.items()})
-        cut = False
-        for s, opts in alive.items():
-            kept = [o for o in opts if all(component[t] == component[s] for t in o)]
-            cut = cut or len(kept) != len(opts)
-            alive[s] = kept
-        if not cut:
-            return True
-    return False
-
-
-def _components(edges: dict[int, set[int]]) -> dict[int, int]:
-    """Strongly connected components (Tarjan's algorithm, iterative): state -> component number."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    component: dict[int, int] = {}
-    found = 0
-    for root in edges:
-        if root in index:
-            continue
-        work = [(root, iter(edges[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, successors = work[-1]
-            advanced = False
-            for succ in successors:
-                if succ not in edges:
-                    continue
-                if succ not in index:
-                    index[succ] = low[succ] = len(index)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, iter(edges[succ])))
-                    advanced = True
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component[member] = found
-                    if member == node:
-                        break
-                found += 1
-    return component
+    changed = True
+    while changed:
+        changed = False
+        for s in list(alive):
+            kept = [o for o in alive[s] if all(t in alive for t in o)]
+            if not kept:
+                del alive[s]
+                changed = True
+            elif len(kept) != len(alive[s]):
+                alive[s] = kept
+    return bool(alive)

@@ -4,13 +4,17 @@ chance-driven bundled models, at bounds that cut the walk short, and the same mo
 
 from __future__ import annotations
 
+import itertools
 import os
+from array import array
+from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from checker import sure_end  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
@@ -71,3 +75,44 @@ def test_random_models_agree(monkeypatch, case):
         for bound in (100_000, 7):
             graph, walk = both_ways(model, config, bound, monkeypatch)
             assert graph == walk, "\n".join(case)
+
+
+@st.composite
+def graphs(draw) -> tuple:
+    """A graph as `explore_space` leaves it (every node expanded): moves with instance numbers
+    (0 and 1 chance's, 2 to 4 players'), terminal nodes, distinct initial nodes."""
+    n = draw(st.integers(1, 12))
+    moves = [draw(st.lists(st.tuples(st.integers(0, 4), st.integers(0, n - 1)), max_size=4)) for _ in range(n)]
+    terminal = [draw(st.booleans()) if moves[node] else draw(st.integers(0, 4)) > 0 for node in range(n)]  # a few stuck nodes
+    initial = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))
+    return moves, terminal, initial
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(graphs(), st.integers(1, 14))
+def test_the_compiled_walk_and_end_components_answer_as_the_python_ones(graph, bound):
+    """`_on_graph` (compiled) against `_walk` with `_has_end_component` (Python) on the same
+    graph: end components kept by a player's choice, by chance's, or cut by a way out."""
+    moves, terminal, initial = graph
+    starts = array("i", [0])
+    for node_moves in moves:
+        starts.append(starts[-1] + len(node_moves))
+    space = SimpleNamespace(starts=starts, targets=array("i", [t for ms in moves for _, t in ms]), instances=array("i", [i for ms in moves for i, _ in ms]),
+                            terminal=bytearray(terminal), size=len(moves))
+    chance = {0, 1}
+    expected = sure_end._walk(list(initial), terminal.__getitem__, moves.__getitem__, chance, bound)
+    assert sure_end._on_graph(space, list(initial), chance, bound) == expected, graph
+
+
+def test_the_compiled_end_component_search_finds_what_the_python_one_finds():
+    """Hand-made cases: a player's cycle (kept), a chance cycle with a way out (left surely), a
+    chance cycle of two outcomes both inside (kept), a cycle whose only option leaves it."""
+    cases = {  # node: [(instance, target)], node 3 terminal
+        True: [[(2, 1)], [(2, 0), (2, 3)], [], []],
+        False: [[(0, 1), (0, 3)], [(0, 0)], [], []],
+    }
+    for kept, moves in cases.items():
+        space = SimpleNamespace(starts=array("i", [0, *itertools.accumulate(len(m) for m in moves)]), targets=array("i", [t for ms in moves for _, t in ms]),
+                                instances=array("i", [i for ms in moves for i, _ in ms]), terminal=bytearray([0, 0, 1, 1]), size=4)
+        assert sure_end._on_graph(space, [0], {0, 1}, 100) is (not kept)
+        assert sure_end._walk([0], space.terminal.__getitem__, moves.__getitem__, {0, 1}, 100) is (not kept)
