@@ -536,3 +536,19 @@ def bind_copy(prop, new_id: str):
     import dataclasses
 
     return dataclasses.replace(prop, prop=dataclasses.replace(prop.prop, id=new_id))
+
+
+def test_each_group_of_kernels_takes_its_own_compile_lock(tmp_path, monkeypatch):
+    """The interpreter's module holds every analysis's loop, each compiled on its first call: a
+    process that compiled one loop still takes the lock for the next (else it compiled that
+    one beside another process compiling it too); a group compiled once takes no lock again."""
+    import fcntl
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    monkeypatch.setattr(engine, "_WARM", set())
+    locked: list[str] = []
+    monkeypatch.setattr(fcntl, "flock", lambda handle, operation: locked.append(os.path.basename(handle.name)))
+    for kernels in ("space", "ends", "space", "ends", "divergence"):
+        with engine.compiling("rulecheck_vm", kernels):
+            pass
+    assert locked == ["rulecheck_vm.space.lock", "rulecheck_vm.ends.lock", "rulecheck_vm.divergence.lock"]

@@ -41,8 +41,9 @@ def search(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int
     meta[3] = max_states
     stopped_by = ""
     try:
-        with engine.compiling(module.__name__):
+        with engine.compiling(module.__name__, "divergence"):  # the first calls compile: the loop's with no state to expand
             module.seed_divergence(meta, states, parent, depth, table, initial)
+            module.expand_divergence(meta, states, parent, depth, table, ctx_a, ctx_b, with_actor, 0)
         while True:
             code = module.expand_divergence(meta, states, parent, depth, table, ctx_a, ctx_b, with_actor, CHUNK)
             if code == FULL:

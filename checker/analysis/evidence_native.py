@@ -38,8 +38,9 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     meta[8] = meta[9] = -1
     outcome = compiled.decoder(compiled.model.outcome) if compiled.model.outcome is not None else None
     try:
-        with engine.compiling(module.__name__):
+        with engine.compiling(module.__name__, "ends"):  # the first calls compile: the loop's with no state to expand
             module.seed_ends(meta, states, table, initial, ends, seen, ctx)
+            module.expand_ends(meta, states, table, starts, edges, ends, seen, ctx, 0)
         code = 0
         while True:
             code = module.expand_ends(meta, states, table, starts, edges, ends, seen, ctx, CHUNK)

@@ -41,8 +41,9 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
     space = StateSpace(compiled)
     code = 0
     try:
-        with engine.compiling(module.__name__):
+        with engine.compiling(module.__name__, "space"):  # the first calls compile: the loop's with no state to expand
             module.seed_space(meta, states, parent, table, initial, term, ctx)
+            module.expand_space(meta, states, parent, table, starts, *columns, term, python_ids, ctx, 0)
         while True:
             code = module.expand_space(meta, states, parent, table, starts, *columns, term, python_ids, ctx, CHUNK)
             if code == FULL:

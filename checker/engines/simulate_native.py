@@ -49,7 +49,7 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
     at = np.zeros(source.words, np.int64)
     errors: list[str] = []
     try:
-        with engine.compiling(module.__name__):
+        with engine.compiling(module.__name__, "simulate"):
             while True:
                 status = module.play_games(meta, mt, initial, games, max_steps, ranks, rules_key, name_of, results, codes, lengths, fired, stamp, at, ctx)
                 if status == PLAYED:

@@ -233,17 +233,20 @@ def import_module(name: str) -> ModuleType:
     return module
 
 
-_WARM: set[str] = set()  # modules whose functions this process has compiled or loaded
+_WARM: set[tuple[str, str]] = set()  # (module, kernels) this process has compiled or loaded
 
 
 @contextmanager
-def compiling(name: str) -> Iterator[None]:
-    """Hold the module's compile lock (a file lock in the cache directory) while its functions
-    are first called, which is when numba compiles them or loads its cache. Worker processes
-    (`--jobs`) that reach the same model at once would otherwise each compile it (minutes and
-    gigabytes for a large model): the second waits, then loads what the first wrote. Without
-    `fcntl` (Windows) there is no lock, only the duplicated work."""
-    if name in _WARM:
+def compiling(name: str, kernels: str) -> Iterator[None]:
+    """Hold the compile lock of a module's `kernels` (a file lock in the cache directory) while
+    they are first called, which is when numba compiles them or loads its cache. Worker
+    processes (`--jobs`) that reach the same kernels at once would otherwise each compile them
+    (minutes and gigabytes for a large model): the second waits, then loads what the first
+    wrote. One lock per group of kernels (the interpreter's module holds the loops of every
+    analysis, each compiled on its first call): with one per module, a process that had
+    compiled one loop compiled the others without the lock, beside another process compiling
+    them too. Without `fcntl` (Windows) there is no lock, only the duplicated work."""
+    if (name, kernels) in _WARM:
         yield
         return
     try:
@@ -253,14 +256,14 @@ def compiling(name: str) -> Iterator[None]:
     folder = os.path.join(cache_dir(), "locks")
     try:
         os.makedirs(folder, exist_ok=True)
-        handle = open(os.path.join(folder, f"{name}.lock"), "w")  # noqa: SIM115 - held across the yield
+        handle = open(os.path.join(folder, f"{name}.{kernels}.lock"), "w")  # noqa: SIM115 - held across the yield
     except OSError:
         handle = None  # an unwritable cache: compile without the lock
     try:
         if handle is not None and fcntl is not None:
             fcntl.flock(handle, fcntl.LOCK_EX)
         yield
-        _WARM.add(name)
+        _WARM.add((name, kernels))
     finally:
         if handle is not None:
             handle.close()  # closing releases the lock
@@ -492,7 +495,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     if not source.state_props and not source.after_props:
         status[0] = 2  # the placeholder of an empty status array is never open
     try:
-        with compiling(module.__name__):  # the first calls compile (or load numba's cache)
+        with compiling(module.__name__, "explore"):  # the first calls compile (or load numba's cache)
             module.seed(meta, states, parent, table, initial, status, where, rd)
             layer_ends[0] = meta[0]
             meta[3] = 1
