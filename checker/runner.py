@@ -242,6 +242,7 @@ class Job:
     witnesses: int = 1
     symmetry: bool = True
     reuse: bool = True
+    props_digest: str = ""  # `verdict_cache.props_digest(props)`, computed once per model when verdicts may be reused
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -256,11 +257,14 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry, options.reuse) for configs in groups.values()]
+    digest = verdict_cache.props_digest(bound) if options.reuse else ""
+    return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry, options.reuse, digest) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
     allow_deep_expressions()  # also in worker processes
+    if job.props_digest:
+        verdict_cache.adopt_digest(job.props, job.props_digest)
     options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend, witnesses=job.witnesses, symmetry=job.symmetry, reuse=job.reuse)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)

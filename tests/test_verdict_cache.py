@@ -81,6 +81,30 @@ def test_sets_are_keyed_in_the_same_order_whatever_the_string_hashing():
     assert len(outputs) == 1
 
 
+def test_a_job_in_a_worker_takes_the_digest_its_planning_computed(project, monkeypatch):
+    """A worker receives a fresh copy of a job's properties per job: it keys their verdicts with
+    the digest the planning process computed once per model, the same key, without recomputing."""
+    import pickle
+
+    from checker.lang.build import load_model
+    from checker.lang.properties import load_suite, suite_path
+    from checker.runner import plan_model, run_job
+
+    path = str(project / "models" / "duel" / "duel.yaml")
+    jobs = plan_model(load_model(path), load_suite(suite_path(path)), CheckOptions())
+    assert jobs and all(job.props_digest == verdict_cache.props_digest(jobs[0].props) for job in jobs)
+    planned = [[(position, [(r.prop.id, r.status) for r in batch]) for position, batch in run_job(job)] for job in jobs]
+    copies = [pickle.loads(pickle.dumps(job)) for job in jobs]
+
+    def recomputed(value):
+        raise AssertionError("the properties' digest was recomputed in the worker")
+
+    monkeypatch.setattr(verdict_cache, "_canonical", recomputed)
+    again = [run_job(job) for job in copies]
+    assert all(r.reused for batches in again for _, batch in batches for r in batch)  # the same keys as the planning process's
+    assert [[(position, [(r.prop.id, r.status) for r in batch]) for position, batch in batches] for batches in again] == planned
+
+
 def test_a_fact_of_a_configuration_is_computed_once_per_content(project):
     from checker.lang.build import load_model
 
