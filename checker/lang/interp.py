@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,12 @@ from checker.lang.model import Action, Config, Model
 from checker.limits import WorkLimit
 
 State = dict[str, Any]
+
+_UNARY = {"neg": operator.neg, "not": operator.not_, "abs": abs}
+_BINARY = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
 
 
 @dataclass(frozen=True)
@@ -43,52 +50,64 @@ class Interpreter:
     def __init__(self, model: Model, config: Config) -> None:
         self.model = model
         self.config = config
+        self._active: list[Action] | None = None
+        self._bindings: dict[str, list[dict[str, Any]]] = {}  # per action: its parameter bindings (shared, never written)
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, expr: Expr, state: State, env: dict[str, Any] | None = None, old: State | None = None) -> Any:
-        env = env or {}
-        if isinstance(expr, Lit):
-            return expr.value
-        if isinstance(expr, SlotRef):
-            value = state[expr.name]
-            if not expr.indices:
-                return value
-            return value[self.index(expr, self.model.slots[expr.name].dims, state, env, old)]
-        if isinstance(expr, ConstRef):
-            value = self.config.constants[expr.name]
-            if not expr.indices:
-                return value
-            return value[self.index(expr, self.model.constants[expr.name].dims, state, env, old)]
-        if isinstance(expr, ReadingRef):
-            return self.config.readings[expr.name]
-        if isinstance(expr, Var):
-            return env[expr.name]
-        if isinstance(expr, Unary):
-            value = self.eval(expr.operand, state, env, old)
-            return {"neg": lambda v: -v, "not": lambda v: not v, "abs": abs}[expr.op](value)
-        if isinstance(expr, Binary):
-            return self.binary(expr, state, env, old)
-        if isinstance(expr, Cond):
-            branch = expr.then if self.eval(expr.test, state, env, old) else expr.orelse
-            return self.eval(branch, state, env, old)
-        if isinstance(expr, Agg):
-            return self.aggregate(expr, state, env, old)
-        if isinstance(expr, Call):
-            args = [self.eval(a, state, env, old) for a in expr.args]
-            if expr.fn in ("min", "max"):
-                return min(args) if expr.fn == "min" else max(args)
-            members = expr.domain.values()
-            step = 1 if expr.fn == "succ" else -1
-            return members[(members.index(args[0]) + step) % len(members)]
-        if isinstance(expr, Require):
-            if not self.eval(expr.test, state, env, old):
-                raise ModellingError(expr.message, expr.loc)
-            return self.eval(expr.value, state, env, old)
-        if isinstance(expr, Old):
-            if old is None:
-                raise ModellingError("old(...) used outside an `after` property")
-            return self.eval(expr.operand, old, env, None)
-        raise TypeError(f"unknown expression node {type(expr).__name__}")
+        """The value of `expr` in `state`, with `env`'s variables bound (and `old`, the state
+        before a move, for `old(...)` in an `after` property). Each kind of node has its own
+        method below; the table `_NODES` picks it by the node's type."""
+        evaluate = _NODES.get(type(expr))
+        if evaluate is None:
+            raise TypeError(f"unknown expression node {type(expr).__name__}")
+        return evaluate(self, expr, state, env or {}, old)
+
+    def _lit(self, expr: Lit, state: State, env: dict[str, Any], old: State | None) -> Any:
+        return expr.value
+
+    def _slot(self, expr: SlotRef, state: State, env: dict[str, Any], old: State | None) -> Any:
+        value = state[expr.name]
+        if not expr.indices:
+            return value
+        return value[self.index(expr, self.model.slots[expr.name].dims, state, env, old)]
+
+    def _constant(self, expr: ConstRef, state: State, env: dict[str, Any], old: State | None) -> Any:
+        value = self.config.constants[expr.name]
+        if not expr.indices:
+            return value
+        return value[self.index(expr, self.model.constants[expr.name].dims, state, env, old)]
+
+    def _reading(self, expr: ReadingRef, state: State, env: dict[str, Any], old: State | None) -> Any:
+        return self.config.readings[expr.name]
+
+    def _var(self, expr: Var, state: State, env: dict[str, Any], old: State | None) -> Any:
+        return env[expr.name]
+
+    def _unary(self, expr: Unary, state: State, env: dict[str, Any], old: State | None) -> Any:
+        return _UNARY[expr.op](self.eval(expr.operand, state, env, old))
+
+    def _cond(self, expr: Cond, state: State, env: dict[str, Any], old: State | None) -> Any:
+        branch = expr.then if self.eval(expr.test, state, env, old) else expr.orelse
+        return self.eval(branch, state, env, old)
+
+    def _call(self, expr: Call, state: State, env: dict[str, Any], old: State | None) -> Any:
+        args = [self.eval(a, state, env, old) for a in expr.args]
+        if expr.fn in ("min", "max"):
+            return min(args) if expr.fn == "min" else max(args)
+        members = expr.domain.values()
+        step = 1 if expr.fn == "succ" else -1
+        return members[(members.index(args[0]) + step) % len(members)]
+
+    def _require(self, expr: Require, state: State, env: dict[str, Any], old: State | None) -> Any:
+        if not self.eval(expr.test, state, env, old):
+            raise ModellingError(expr.message, expr.loc)
+        return self.eval(expr.value, state, env, old)
+
+    def _old(self, expr: Old, state: State, env: dict[str, Any], old: State | None) -> Any:
+        if old is None:
+            raise ModellingError("old(...) used outside an `after` property")
+        return self.eval(expr.operand, old, env, None)
 
     def index(self, expr: SlotRef | ConstRef, dims: tuple, state: State, env: dict[str, Any], old: State | None) -> tuple:
         key = tuple(self.eval(i, state, env, old) for i in expr.indices)
@@ -107,12 +126,7 @@ class Interpreter:
         right = self.eval(expr.right, state, env, old)
         if op in ("//", "%") and right == 0:
             raise ModellingError("division by zero", expr.loc)
-        return {
-            "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-            "//": lambda a, b: a // b, "%": lambda a, b: a % b,
-            "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
-        }[op](left, right)
+        return _BINARY[op](left, right)
 
     def aggregate(self, expr: Agg, state: State, env: dict[str, Any], old: State | None) -> Any:
         """sum/count/min/max evaluate every term; any/all stop at the first deciding term, in
@@ -196,7 +210,9 @@ class Interpreter:
     # -- transitions -------------------------------------------------------------------
     def active_actions(self) -> list[Action]:
         """The actions that exist under this configuration's readings (`only`)."""
-        return [a for a in self.model.actions.values() if all(self.config.readings[r] in opts for r, opts in a.only.items())]
+        if self._active is None:
+            self._active = [a for a in self.model.actions.values() if all(self.config.readings[r] in opts for r, opts in a.only.items())]
+        return list(self._active)
 
     def transitions(self, state: State) -> list[Transition]:
         """Every enabled move, forced rules first: if any `rules` action is enabled, only those.
@@ -213,7 +229,10 @@ class Interpreter:
     def _moves(self, actions: list[Action], state: State) -> list[Transition]:
         moves = []
         for action in actions:
-            for params in action.param_bindings():
+            bindings = self._bindings.get(action.name)
+            if bindings is None:
+                bindings = self._bindings[action.name] = action.param_bindings()
+            for params in bindings:
                 try:
                     if self.enabled(action, params, state):
                         moves.append(Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state)))
@@ -256,3 +275,10 @@ class Interpreter:
                     written.add((assign.slot, index))
                     self.store(post, assign.slot, index, value)
         return post
+
+
+_NODES = {  # the method that evaluates each kind of expression node
+    Lit: Interpreter._lit, SlotRef: Interpreter._slot, ConstRef: Interpreter._constant, ReadingRef: Interpreter._reading,
+    Var: Interpreter._var, Unary: Interpreter._unary, Binary: Interpreter.binary, Cond: Interpreter._cond,
+    Agg: Interpreter.aggregate, Call: Interpreter._call, Require: Interpreter._require, Old: Interpreter._old,
+}
