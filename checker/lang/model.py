@@ -226,6 +226,22 @@ class Model:
     symmetric: tuple[str, ...] = ()  # enum domains whose members the rules treat alike
     symmetric_loc: Loc | None = None
 
+    def __reduce__(self) -> tuple:
+        """Pickled once per object, unpickled once per process (`checker.lang.shipping`)."""
+        from checker.lang.shipping import reduce_model
+
+        return reduce_model(self)
+
+    def __copy__(self) -> Model:
+        from checker.lang.shipping import copied
+
+        return copied(self, None)
+
+    def __deepcopy__(self, memo: dict) -> Model:
+        from checker.lang.shipping import copied
+
+        return copied(self, memo)
+
     def display(self, domain: str, member: Any) -> str:
         """A member's display name (its own name when it has none)."""
         return self.names.get(domain, {}).get(str(member), str(member))
