@@ -54,7 +54,8 @@ def copied(model: Any, memo: dict | None) -> Any:
     import copy
 
     state = {name: value for name, value in model.__dict__.items() if name != _BLOB}
-    out = type(model).__new__(type(model))
+    cls = type(model)
+    out = cls.__new__(cls)
     out.__dict__.update(copy.deepcopy(state, memo) if memo is not None else state)
     return out
 
