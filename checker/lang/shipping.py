@@ -54,8 +54,7 @@ def copied(model: Any, memo: dict | None) -> Any:
     import copy
 
     state = {name: value for name, value in model.__dict__.items() if name != _BLOB}
-    cls = type(model)
-    out = cls.__new__(cls)
+    out = object.__new__(type(model))
     out.__dict__.update(copy.deepcopy(state, memo) if memo is not None else state)
     return out
 
