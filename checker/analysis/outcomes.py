@@ -81,14 +81,16 @@ def outcome_labels(space: StateSpace) -> list[str | None]:
     """Per node: its outcome label if the node ends play (terminal, or stuck), else None."""
     compiled = space.compiled
     evaluate = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
-    labels: list[str | None] = []
-    for node, s in enumerate(space.states):
-        if space.terminal[node]:
-            labels.append(str(evaluate(s)) if evaluate else "finished")
-        elif node < space.expanded and space.starts[node] == space.starts[node + 1]:
-            labels.append(STUCK)
-        else:
-            labels.append(None)
+    terminal = np.frombuffer(bytes(space.terminal), dtype=np.uint8).astype(bool)
+    starts = np.frombuffer(space.starts, dtype=np.int32)
+    stuck = np.zeros(space.size, dtype=bool)
+    stuck[: space.expanded] = starts[1:] == starts[:-1]  # expanded with no move
+    labels: list[str | None] = [None] * space.size
+    for node in np.flatnonzero(stuck & ~terminal).tolist():
+        labels[node] = STUCK
+    states = space.states
+    for node in np.flatnonzero(terminal).tolist():  # in node order, as a modelling error in `outcome` is met
+        labels[node] = str(evaluate(states[node])) if evaluate else "finished"
     return labels
 
 

@@ -192,7 +192,6 @@ def reaches(graph: CSRGraph, goals: list[int]) -> bytearray:
     cols = np.concatenate([sources, goal_array])
     reverse = csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n + 1, n + 1))
     order = breadth_first_order(reverse, n, directed=True, return_predecessors=False)
-    for node in order:
-        if node < n:
-            out[node] = 1
-    return out
+    reached = np.zeros(n + 1, dtype=np.uint8)
+    reached[order] = 1
+    return bytearray(reached[:n].tobytes())
