@@ -221,6 +221,37 @@ def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
     assert len(list((tmp_path / "cache" / "vm").iterdir())) == 3
 
 
+def test_a_loop_that_decides_no_property_takes_the_suites_program_or_one_without_it(tmp_path, monkeypatch):
+    """`build_vm(..., checks=False)` (the searches, the impact analysis, simulation): with no
+    program of the model's suite in the process or on disk, a program without the suite's
+    predicates is assembled (and stored); once the suite's program exists it is taken instead;
+    both give the same moves, states and outcomes."""
+    from checker.analysis import statespace_native
+    from checker.engines.native import program_cache
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
+    source, _, _ = engine.build_vm(compiled, [], checks=False)
+    assert source.props == [] and props
+    light = engine._PROGRAMS[engine._key(model, compiled.config, [])]
+    assert program_cache.stored(model, compiled.config, []) is not None
+    assert program_cache.stored(model, compiled.config, [p.id for p in engine.generated_props(compiled, [])]) is None
+    without = statespace_native.explore_space(compiled, 10**6, 600)
+    engine.build_vm(compiled, props)  # the check matrix: the suite's program
+    suite = engine._PROGRAMS[engine.source_key(compiled, props)]
+    assert len(suite.code) > len(light.code)
+    source, _, _ = engine.build_vm(compiled, [], checks=False)
+    assert source.props  # taken from this process
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    source, _, _ = engine.build_vm(compiled, [], checks=False)
+    assert source.props and engine.source_key(compiled, []) in engine._PROGRAMS  # taken from the disk
+    with_suite = statespace_native.explore_space(compiled, 10**6, 600)
+    assert without.complete and without.states == with_suite.states
+    assert (without.targets, without.instances, without.movers, without.weights, without.terminal) == (with_suite.targets, with_suite.instances, with_suite.movers, with_suite.weights, with_suite.terminal)
+
+
 def test_cli_vm_backend_checks_a_game(tmp_path):
     """`--backend vm` through the command line: the same results as the Python engine."""
     import json

@@ -34,7 +34,7 @@ def simulate(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> 
     for a model the interpreter cannot assemble."""
     if not compiled.initial:
         raise engine.NativeDeferred("no initial state")  # random.choice raises: the Python loop says so
-    source, module, ctx = engine.build_vm(compiled, [])
+    source, module, ctx = engine.build_vm(compiled, [], checks=False)
     initial = engine.initial_rows(compiled, source.words)
     names = sorted({inst.action.name for inst in source.instances})
     name_of = np.array([names.index(inst.action.name) for inst in source.instances] or [0], np.int64)

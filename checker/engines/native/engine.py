@@ -356,15 +356,33 @@ def vm_source() -> str:
         return fh.read() + "\n\n" + DRIVER
 
 
-def build_vm(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType, tuple]:
+def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool = True) -> tuple[NativeSource, ModuleType, tuple]:
     """The bytecode interpreter's module (one for every model, compiled once per machine), this
     configuration's generator (its instance numbers) and the program's inputs. The program is
     assembled once per model and constants in a process (readings are a run-time input), and one
-    for the model's own suite once per machine (`program_cache`)."""
+    for the model's own suite once per machine (`program_cache`).
+
+    A loop that decides no property (the searches, the impact analysis's exploration, the
+    simulation: `checks` False) runs only the moves, the end and the outcome: it takes the
+    suite's program when this process or the disk cache holds it, else a program without the
+    suite's predicates (which were four fifths of Ultimate's three-player program: 2.0 against
+    0.4 CPU s), also kept on disk. The moves are the same code in both."""
     from checker.engines.native import program_cache
 
-    source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
-    key = source_key(compiled, props)
+    if not checks and source_key(compiled, props) not in _PROGRAMS:
+        suite = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
+        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite.props]) if suite.props is _SUITES.get((compiled.model.path, compiled.model.id)) else None
+        if stored is not None:
+            _PROGRAMS[source_key(compiled, props)] = stored
+        else:
+            return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, []), _key(compiled.model, compiled.config, []))
+    return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props)), source_key(compiled, props))
+
+
+def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[NativeSource, ModuleType, tuple]:
+    """`build_vm` for the program of `source` (kept under `key`)."""
+    from checker.engines.native import program_cache
+
     limit = compiled.limit
     if key not in _PROGRAMS:
         if source.props and source.props is not _SUITES.get((compiled.model.path, compiled.model.id)):
@@ -392,7 +410,7 @@ class VmLoop(NamedTuple):
 
 
 def vm_loop(compiled: CompiledModel, max_states: int) -> VmLoop:
-    source, module, ctx = build_vm(compiled, [])
+    source, module, ctx = build_vm(compiled, [], checks=False)
     ni = max(len(source.instances), 1)
     initial = initial_rows(compiled, source.words)
     capacity = min(max_states + ni + len(initial) + 1, INITIAL_CAPACITY)

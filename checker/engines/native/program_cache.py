@@ -41,20 +41,27 @@ def _path(key: str) -> str:
     return os.path.join(cache_root(), "vm", f"{key}.bin")
 
 
-def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
+def stored(model: Model, config: Config, prop_ids: list[str]) -> Bytecode | None:
     """The program of a model, its constants and its suite's properties `prop_ids` (none, or the
-    whole suite): from the disk cache, or assembled (by `assemble`) and stored."""
+    whole suite) from the disk cache; None when it is not there."""
+    try:
+        key = _key(model, config, prop_ids)
+        with open(_path(key), "rb") as handle:
+            found = pickle.loads(zlib.decompress(handle.read()))
+        return found if isinstance(found, Bytecode) else None
+    except (OSError, RulecheckError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
+        return None
+
+
+def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
+    """`stored`, or the program assembled (by `assemble`) and stored."""
     try:
         key = _key(model, config, prop_ids)
     except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
         return assemble()
-    try:
-        with open(_path(key), "rb") as handle:
-            found = pickle.loads(zlib.decompress(handle.read()))
-        if isinstance(found, Bytecode):
-            return found
-    except (OSError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
-        pass
+    found = stored(model, config, prop_ids)
+    if found is not None:
+        return found
     made = assemble()
     try:
         os.makedirs(os.path.dirname(_path(key)), exist_ok=True)

@@ -22,7 +22,7 @@ class Stepper:
     """`successors` and `terminal` of one configuration, in the interpreter."""
 
     def __init__(self, compiled: CompiledModel) -> None:
-        source, self.module, self.ctx = engine.build_vm(compiled, [])
+        source, self.module, self.ctx = engine.build_vm(compiled, [], checks=False)
         self.model, self.config = compiled.model, compiled.config
         self.size = 8 * source.words
         self.python_ids = source.python_ids
