@@ -32,6 +32,10 @@ def agree(compiled: CompiledModel, max_states: int) -> None:
         return
     for name in FIELDS:
         assert getattr(native, name) == getattr(python, name), (name, max_states)
+    assert native.initial_nodes() == python.initial_nodes()  # numbered first, not looked up
+    nodes = [0, python.size // 2, python.size - 1, -1] if python.size else []
+    assert [native.states[n] for n in nodes] == [python.states[n] for n in nodes]  # packed when read
+    assert native.states[1:4] == python.states[1:4]
 
 
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from checker.engines.graph import CSRGraph
@@ -25,8 +25,7 @@ RULES = -2
 @dataclass
 class StateSpace:
     compiled: CompiledModel
-    states: list[int] = field(default_factory=list)
-    index: dict[int, int] = field(default_factory=dict)
+    states: Sequence[int] = field(default_factory=list)  # packed states by node (the native loop's: packed when read)
     parent: array = field(default_factory=lambda: array("i"))
     starts: array = field(default_factory=lambda: array("i", [0]))
     targets: array = field(default_factory=lambda: array("i"))
@@ -39,10 +38,20 @@ class StateSpace:
     stopped_by: str = ""
     error: tuple[int, str] | None = None  # (node, message): a modelling error stops the exploration
     seconds: float = 0.0
+    initial: list[int] | None = None  # the initial states' nodes, when the exploration numbered them first
+    _index: dict[int, int] | None = field(default=None, repr=False)
 
     @property
     def size(self) -> int:
         return len(self.states)
+
+    @property
+    def index(self) -> dict[int, int]:
+        """Node by packed state (made on first use from `states` when the native loop explored:
+        most analyses never look a state up)."""
+        if self._index is None:
+            self._index = dict(zip(self.states, range(len(self.states))))
+        return self._index
 
     @property
     def expanded(self) -> int:
@@ -59,6 +68,8 @@ class StateSpace:
         return path[::-1]
 
     def initial_nodes(self) -> list[int]:
+        if self.initial is not None:
+            return self.initial
         return sorted({self.index[s] for s in self.compiled.initial if s in self.index})
 
     def graph(self) -> CSRGraph:
@@ -117,7 +128,9 @@ def explore_space_in_python(compiled: CompiledModel, max_states: int = 500_000, 
     space = StateSpace(compiled)
     started = time.perf_counter()
     deadline = started + timeout
-    states, index, parent = space.states, space.index, space.parent
+    states: list[int] = []
+    index: dict[int, int] = {}
+    space.states, space._index, parent = states, index, space.parent
     movers_of = mover_functions(compiled)
     weights_of = weight_functions(compiled)
     successors, terminal = compiled.successors, compiled.terminal

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 from array import array
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 import numpy as np
 
@@ -44,6 +46,7 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
         with engine.compiling(module.__name__, "space"):  # the first calls compile: the loop's with no state to expand
             module.seed_space(meta, states, parent, table, initial, term, ctx)
             module.expand_space(meta, states, parent, table, starts, *columns, term, python_ids, ctx, 0)
+        space.initial = list(range(int(meta[0])))  # the distinct initial states, numbered first
         while True:
             code = module.expand_space(meta, states, parent, table, starts, *columns, term, python_ids, ctx, CHUNK)
             if code == FULL:
@@ -63,8 +66,7 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
     except engine.RUNTIME_ERRORS as exc:
         raise engine.NativeDeferred(str(exc)) from exc
     n, i, m = int(meta[0]), int(meta[1]), int(meta[2])
-    space.states = _packed(states[:n])
-    space.index = dict(zip(space.states, range(n)))
+    space.states = PackedStates(states[:n])
     space.parent = _array("i", parent[:n])
     space.starts = _array("i", starts[: i + 1])
     space.targets, space.instances, space.movers = (_array("i", column[:m]) for column in columns[:3])
@@ -78,6 +80,37 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
         space.depth += 1
     space.seconds = time.perf_counter() - started
     return space
+
+
+class PackedStates(Sequence[int]):
+    """The explored rows as the Python engine's packed integers, each packed when it is read
+    (an analysis reads the terminal states' and a trace's; packing all 478,340 of SMS's took
+    0.2 s per exploration)."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return self.rows.shape[0]
+
+    @overload
+    def __getitem__(self, node: int) -> int: ...
+
+    @overload
+    def __getitem__(self, node: slice) -> list[int]: ...
+
+    def __getitem__(self, node: int | slice) -> int | list[int]:
+        if isinstance(node, slice):
+            return _packed(self.rows[node])
+        return _packed(self.rows[node : node + 1 if node != -1 else None])[0]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(_packed(self.rows))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, as a list is
 
 
 def _packed(rows: np.ndarray) -> list[int]:
