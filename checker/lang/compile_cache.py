@@ -12,8 +12,8 @@ the compiled code object (marshal, zlib-compressed: about 80 KB for that model),
 generated source (`source-<hash>.bin`; configurations whose sources are the same share it) and
 named by each configuration's `<key>.entry` (the budget needed and the source's key), kept in
 memory for the rest of the process and on disk under `$RULECHECK_CACHE` (default
-`~/.cache/rulecheck`) in `python/`. A cache that cannot be read or written is ignored: the code is
-generated as without it.
+`~/.cache/rulecheck`) in `python/`, kept to a size (`cache_bounds`: the least recently used go
+first). A cache that cannot be read or written is ignored: the code is generated as without it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from types import CodeType
 from typing import NamedTuple
 
 from checker.errors import RulecheckError
+from checker.lang import cache_bounds
 from checker.lang.model import Config, Model
 
 _MEMORY: dict[str, CodeType] = {}  # by source key
@@ -148,6 +149,7 @@ def _entry(key: str) -> tuple[int, CodeType] | None:
             terms = int(text_terms)
         except (OSError, ValueError):
             return None
+        cache_bounds.used(_path(key, "entry"))
     code = _code(source_key)
     if code is None:
         return None
@@ -166,7 +168,8 @@ def _store_entry(key: str, terms: int, source_key: str) -> None:
             handle.write(f"{terms} {source_key}\n")
         os.replace(partial, _path(key, "entry"))
     except OSError:
-        pass
+        return
+    cache_bounds.written(os.path.dirname(_path(key, "entry")))
 
 
 def _compiled(source: str, name: str) -> tuple[CodeType, str]:
@@ -186,7 +189,8 @@ def _compiled(source: str, name: str) -> tuple[CodeType, str]:
             handle.write(zlib.compress(marshal.dumps(code), 1))
         os.replace(partial, _path(key))
     except OSError:
-        pass
+        return code, key
+    cache_bounds.written(os.path.dirname(_path(key)))
     return code, key
 
 
@@ -199,6 +203,7 @@ def _code(source_key: str) -> CodeType | None:
             code = marshal.loads(zlib.decompress(handle.read()))
     except (OSError, ValueError, EOFError, TypeError, zlib.error):
         return None
+    cache_bounds.used(_path(source_key))
     return _remember(source_key, code) if isinstance(code, CodeType) else None
 
 

@@ -7,8 +7,8 @@ checker's code, the model's YAML files, its constants and the model's property s
 `generated_props` puts in every program, so that one program serves every subset): the key
 `compile_cache` computes for generated Python code, without the readings (a run-time input
 here), with the suite file's bytes and the properties' ids. Programs for properties from
-elsewhere are kept in the process only. Stored under `$RULECHECK_CACHE/vm/`; a cache that
-cannot be read or written is ignored.
+elsewhere are kept in the process only. Stored under `$RULECHECK_CACHE/vm/`, kept to a size
+(`checker.lang.cache_bounds`); a cache that cannot be read or written is ignored.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from checker.engines.native.vm_code import Bytecode
 from checker.errors import RulecheckError
+from checker.lang import cache_bounds
 from checker.lang.compile_cache import cache_root, code_digest, source_digest
 from checker.lang.model import Config, Model
 from checker.lang.properties import suite_path
@@ -48,9 +49,12 @@ def stored(model: Model, config: Config, prop_ids: list[str]) -> Bytecode | None
         key = _key(model, config, prop_ids)
         with open(_path(key), "rb") as handle:
             found = pickle.loads(zlib.decompress(handle.read()))
-        return found if isinstance(found, Bytecode) else None
     except (OSError, RulecheckError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
         return None
+    if not isinstance(found, Bytecode):
+        return None
+    cache_bounds.used(_path(key))
+    return found
 
 
 def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
@@ -70,5 +74,6 @@ def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callab
             handle.write(zlib.compress(pickle.dumps(made, protocol=5), 1))
         os.replace(partial, _path(key))
     except OSError:
-        pass
+        return made
+    cache_bounds.written(os.path.dirname(_path(key)))
     return made
