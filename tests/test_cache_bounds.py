@@ -56,6 +56,9 @@ def test_the_program_cache_stays_under_its_limit_and_makes_a_pruned_program_agai
 
     build(configs[0])
     build(configs[1])
+    for config, age in ((configs[0], 200), (configs[1], 100)):  # stored in that order (file times are coarse: set them apart)
+        path = program_cache._path(program_cache._key(model, config, []))
+        os.utime(path, (time.time() - age, time.time() - age))
     assert program_cache.stored(model, configs[0], []) is not None  # a hit: used after the second was stored
     build(configs[2])
     total = sum(f.stat().st_size for f in folder.iterdir())
