@@ -370,8 +370,8 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool =
     from checker.engines.native import program_cache
 
     if not checks and source_key(compiled, props) not in _PROGRAMS:
-        suite = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
-        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite.props]) if suite.props is _SUITES.get((compiled.model.path, compiled.model.id)) else None
+        suite = generated_props(compiled, props)
+        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite]) if suite is _SUITES.get((compiled.model.path, compiled.model.id)) else None
         if stored is not None:
             _PROGRAMS[source_key(compiled, props)] = stored
         else:
