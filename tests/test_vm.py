@@ -21,7 +21,8 @@ from checker.engines import native  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
 from checker.engines.native.codegen import NativeSource  # noqa: E402
-from checker.engines.native.vm_code import Program, stack_depth  # noqa: E402
+from checker.engines.native.vm_code import _WITH_CONSTANT, Program, _fused, _placed, stack_depth  # noqa: E402
+from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
@@ -166,6 +167,47 @@ def test_stack_depth_counts_a_subroutine_above_its_caller():
     assert stack_depth(caller + subroutine, [0]) == 1 + 1 + 2  # the caller's value, the return address, the subroutine's two
     with pytest.raises(AssertionError, match="a subroutine returns at depth"):
         stack_depth(caller + [vm.PUSH, 2, vm.PUSH, 3, vm.KEEP_RETURN, 0, 1, 2], [0])
+
+
+def _value_of(code: list[int]) -> int:
+    """What `vm.run` (its Python source: the same semantics, no compiling) leaves on the stack."""
+    np = pytest.importorskip("numpy")
+    row = np.zeros(1, np.int64)
+    scratch = np.zeros(8, np.int64)
+    return vm.run.py_func(np.array(code, np.int64), 0, row, row, scratch, np.zeros((1, 1), np.int64), scratch, scratch, np.zeros(8, np.int64),
+                          np.zeros(8, np.int64), np.zeros(1, np.int64), scratch, scratch, 0)
+
+
+@pytest.mark.parametrize("op", sorted(_WITH_CONSTANT))
+def test_a_push_runs_as_one_instruction_with_the_operation_after_it(op):
+    """PUSH b then ADD (and each operation with a constant operand) becomes ADD_C b: one
+    instruction, the same value, for operands on either side of zero."""
+    for a, b in [(7, 3), (3, 7), (-2, 5), (4, 4), (0, -1)]:
+        ops = [vm.PUSH, a, vm.PUSH, b, op, vm.RETURN]
+        fused = _placed(ops, 0)
+        assert fused == [vm.PUSH, a, _WITH_CONSTANT[op], b, vm.RETURN]
+        assert _value_of(fused) == _value_of(ops)
+
+
+def test_a_push_and_store_become_one_set():
+    """PUSH 9, STORE r: SET r 9; the register holds the value the pair stored."""
+    ops = [vm.PUSH, 9, vm.STORE, 2, vm.LOAD, 2, vm.RETURN]
+    fused = _placed(ops, 0)
+    assert fused == [vm.SET, 2, 9, vm.LOAD, 2, vm.RETURN]
+    assert _value_of(fused) == _value_of(ops) == 9
+
+
+def test_nothing_is_fused_where_a_jump_lands_between_the_two():
+    """A jump may land on the operation after a PUSH (a `Mark` there): the two stay apart, and
+    the jump still finds its instruction; a DISPATCH's operands are never read as a PUSH."""
+    target = Label()
+    ops = [vm.PUSH, 1, vm.JUMP_IF_ZERO, target, vm.PUSH, 5, Mark(target), vm.PUSH, 2, vm.ADD, vm.RETURN]
+    assert _fused(ops) == [vm.PUSH, 1, vm.JUMP_IF_ZERO, target, vm.PUSH, 5, Mark(target), vm.ADD_C, 2, vm.RETURN]
+    apart = [vm.PUSH, 1, vm.JUMP_IF_ZERO, target, vm.PUSH, 5, vm.PUSH, 2, Mark(target), vm.ADD, vm.RETURN]
+    assert _fused(apart) == apart
+    after = Label()
+    dispatch = [vm.DISPATCH, 0, 1, 1, vm.PUSH, after, vm.STORE, Mark(after), vm.PUSH, 3, vm.RETURN]
+    assert _fused(dispatch) == dispatch  # value PUSH (0) and address `after` are operands
 
 
 def test_one_program_per_model_and_constants():

@@ -72,6 +72,19 @@ KEEP = 47  # [register, stamp register, counter register]: keep the top in a reg
 CALL = 48  # [register, stamp register, counter register, address]: push the register when it was kept in this evaluation, else push the return address and run the subroutine at address
 UNIT = 49  # [counter register]: a new evaluation (a new stamp)
 KEEP_RETURN = 50  # [register, stamp register, counter register]: keep the top (stamped), put it in place of the return address below it, and return there
+# Superinstructions: a PUSH and the instruction after it run as one (`vm_code._fused`), where no
+# jump lands between them; they are most of what a successor program runs (the constant operand
+# of a comparison or an addition, the constant offset or value of a write).
+SET = 51  # [register, value]: PUSH value, STORE register
+ADD_C = 52  # [value]: PUSH value, ADD; and so on for the operations below
+SUB_C = 53
+MUL_C = 54
+EQ_C = 55
+NE_C = 56
+LT_C = 57
+LE_C = 58
+GT_C = 59
+GE_C = 60
 
 
 @njit(cache=True)
@@ -92,6 +105,36 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
         elif op == PUSH:
             st[sp] = code[pc + 1]
             sp += 1
+            pc += 2
+        elif op == SET:
+            reg[code[pc + 1]] = code[pc + 2]
+            pc += 3
+        elif op == EQ_C:
+            st[sp - 1] = 1 if st[sp - 1] == code[pc + 1] else 0
+            pc += 2
+        elif op == ADD_C:
+            st[sp - 1] = st[sp - 1] + code[pc + 1]
+            pc += 2
+        elif op == GT_C:
+            st[sp - 1] = 1 if st[sp - 1] > code[pc + 1] else 0
+            pc += 2
+        elif op == MUL_C:
+            st[sp - 1] = st[sp - 1] * code[pc + 1]
+            pc += 2
+        elif op == NE_C:
+            st[sp - 1] = 1 if st[sp - 1] != code[pc + 1] else 0
+            pc += 2
+        elif op == SUB_C:
+            st[sp - 1] = st[sp - 1] - code[pc + 1]
+            pc += 2
+        elif op == LT_C:
+            st[sp - 1] = 1 if st[sp - 1] < code[pc + 1] else 0
+            pc += 2
+        elif op == LE_C:
+            st[sp - 1] = 1 if st[sp - 1] <= code[pc + 1] else 0
+            pc += 2
+        elif op == GE_C:
+            st[sp - 1] = 1 if st[sp - 1] >= code[pc + 1] else 0
             pc += 2
         elif op == JUMP_IF_ZERO:
             sp -= 1

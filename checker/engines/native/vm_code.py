@@ -47,7 +47,9 @@ Value = Const | Ops
 
 
 def _placed(ops: list, base: int) -> list[int]:
-    """`ops` at address `base`: marks removed, labels replaced by addresses."""
+    """`ops` at address `base`: superinstructions fused (`_fused`), marks removed, labels
+    replaced by addresses."""
+    ops = _fused(ops)
     at: dict[int, int] = {}
     address = base
     for item in ops:
@@ -57,6 +59,35 @@ def _placed(ops: list, base: int) -> list[int]:
         else:
             address += 1
     return [at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark]
+
+
+def _fused(ops: list) -> list:
+    """`ops` with each PUSH and the STORE or arithmetic after it as one instruction (`vm.SET`,
+    `vm.ADD_C`, ...): one dispatch instead of two and no stack traffic for the constant. Only
+    where no jump lands on the second (a `Mark` between them keeps them apart); a return address
+    (`vm.CALL`'s) is always the start of an instruction, which fusing leaves one."""
+    out: list = []
+    i, n = 0, len(ops)
+    while i < n:
+        op = ops[i]
+        if type(op) is Mark:
+            out.append(op)
+            i += 1
+            continue
+        if op == vm.PUSH and i + 2 < n and type(ops[i + 2]) is not Mark:
+            after = ops[i + 2]
+            if after == vm.STORE:
+                out += [vm.SET, ops[i + 3], ops[i + 1]]
+                i += 4
+                continue
+            if after in _WITH_CONSTANT:
+                out += [_WITH_CONSTANT[after], ops[i + 1]]
+                i += 3
+                continue
+        width = 1 + (4 + 2 * ops[i + 3] if op == vm.DISPATCH else _OPERANDS[op])
+        out += ops[i : i + width]
+        i += width
+    return out
 
 
 def _fresh(ops: list) -> list:
@@ -96,7 +127,7 @@ class Assembler:
 
     def ops(self, value: Value) -> Ops:
         """The instructions that push `value`."""
-        if isinstance(value, Const):
+        if type(value) is Const:
             return Ops([vm.PUSH, int(value.value)])
         return value
 
@@ -123,14 +154,15 @@ class Assembler:
     def expr(self, expr: Expr | None, env: dict[str, Any], state: int = 0) -> Value:
         assert expr is not None, "an IR node without its operand"  # the type checker always sets them
         unit = self.unit
-        if unit is None or type(expr) in _NEVER_SHARED:
-            return getattr(self, f"_{type(expr).__name__}")(expr, env, state)
+        kind = type(expr)
+        if unit is None or kind in _NEVER_SHARED:
+            return _HANDLERS[kind](self, expr, env, state)
         key = (id(expr), state, *[env[name] for name in self._free(expr)])
         met = unit.met.get(key)
         if met is not None:
             return Ops(unit.again(met))
-        value = getattr(self, f"_{type(expr).__name__}")(expr, env, state)
-        if isinstance(value, Const):
+        value = _HANDLERS[kind](self, expr, env, state)
+        if type(value) is Const:
             return value
         size = _size(value)
         if size < MIN_SIZE:
@@ -207,18 +239,19 @@ class Assembler:
         return Ops([*operand, {"not": vm.NOT, "neg": vm.NEG, "abs": vm.ABS}[expr.op]])
 
     def arith(self, op: str, left: Value, right: Value) -> Value:
-        if isinstance(left, Const) and isinstance(right, Const):
+        left_known, right_known = type(left) is Const, type(right) is Const
+        if left_known and right_known:
             if op in _FOLD:
                 return Const(_FOLD[op](left.value, right.value))
             if right.value != 0:
                 return Const(left.value // right.value if op == "//" else left.value % right.value)
-        if op == "+" and isinstance(right, Const) and right.value == 0:
+        if op == "+" and right_known and right.value == 0:
             return left
-        if op == "+" and isinstance(left, Const) and left.value == 0:
+        if op == "+" and left_known and left.value == 0:
             return right
-        if op == "*" and isinstance(right, Const) and right.value == 1:
+        if op == "*" and right_known and right.value == 1:
             return left
-        if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
+        if op == "*" and right_known and right.value == 0 and left_known:
             return Const(0)
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
@@ -380,19 +413,27 @@ class Assembler:
 
 
 _NEVER_SHARED = (Lit, Var, ReadingRef)  # a push or a reading: nothing to save
+# `Assembler.expr`'s method for each kind of node (a node of another kind is a KeyError, which
+# `engine._assembled` reports as a model the interpreter cannot run).
+_HANDLERS: dict[type, Callable[..., Value]] = {
+    kind: getattr(Assembler, f"_{kind.__name__}") for kind in (Lit, Var, ReadingRef, ConstRef, SlotRef, Unary, Binary, Cond, Call, Old, Require, Agg)
+}
 
 
 def _size(ops: list) -> int:
     """The instructions' length once a unit is finished (a shared record counts as its
     instructions, a later occurrence as a load)."""
-    size = 0
+    size = len(ops)
     for item in ops:
-        if isinstance(item, Shared):
-            size += item.size
-        elif isinstance(item, Again):
-            size += 2
-        elif not isinstance(item, Mark):
+        kind = type(item)
+        if kind is int:
+            continue  # most items: an operation or an operand, one place each
+        if kind is Shared:
+            size += item.size - 1
+        elif kind is Again:
             size += 1
+        elif kind is Mark:
+            size -= 1
     return size
 
 
@@ -753,7 +794,12 @@ _EFFECT = {
     vm.NOT_SKIP: (1, 1, 0), vm.STORE: (1, 0, 1), vm.LOAD: (0, 1, 1), vm.IN_RANGE: (1, 1, 2), vm.BEGIN: (0, 0, 0),
     vm.WRITE: (0, 0, 3), vm.MOVE: (0, 0, 1), vm.FORCED_DONE: (0, 0, 0), vm.DECIDE: (1, 0, 2), vm.KEEP: (1, 1, 3), vm.UNIT: (0, 0, 1),
     **{op: (2, 1, 0) for op in (vm.ADD, vm.SUB, vm.MUL, vm.DIV, vm.MOD, vm.EQ, vm.NE, vm.LT, vm.LE, vm.GT, vm.GE, vm.MIN, vm.MAX, vm.MIN_SKIPPING, vm.MAX_SKIPPING)},
+    vm.SET: (0, 0, 2), **{op: (1, 1, 1) for op in (vm.ADD_C, vm.SUB_C, vm.MUL_C, vm.EQ_C, vm.NE_C, vm.LT_C, vm.LE_C, vm.GT_C, vm.GE_C)},
 }
+# The operands of every operation the assembler emits (DISPATCH's: 4 + 2 x its count).
+_OPERANDS = {op: operands for op, (_, _, operands) in _EFFECT.items()} | {vm.RETURN: 0, vm.KEEP_RETURN: 3, vm.CALL: 4, vm.OPEN: 2, vm.AND_ELSE: 1, vm.OR_ELSE: 1}
+# A PUSH followed by one of these runs as the superinstruction: the operation with the pushed constant.
+_WITH_CONSTANT = {vm.ADD: vm.ADD_C, vm.SUB: vm.SUB_C, vm.MUL: vm.MUL_C, vm.EQ: vm.EQ_C, vm.NE: vm.NE_C, vm.LT: vm.LT_C, vm.LE: vm.LE_C, vm.GT: vm.GT_C, vm.GE: vm.GE_C}
 
 
 def stack_depth(code: list[int], entries: list[int]) -> int:
