@@ -25,6 +25,7 @@ from checker.commands import add_commands
 from checker.dispatch import Pool
 from checker.engines.explicit import Budget, Progress
 from checker.errors import ModellingError, RulecheckError
+from checker.gc_policy import tune_collector
 from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
@@ -110,6 +111,7 @@ def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
 def main(debug: bool) -> None:
     """rulecheck: a rules model checker for tabletop games."""
     allow_deep_expressions()
+    tune_collector()
 
 
 @main.command()

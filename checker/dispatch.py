@@ -15,6 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Protocol
 
+from checker.gc_policy import tune_collector
+
 
 class Handle(Protocol):
     """A submitted job: `concurrent.futures.Future` and `distributed.Future` both are one."""
@@ -52,7 +54,7 @@ class SerialPool:
 @contextmanager
 def process_pool(workers: int) -> Iterator[Pool]:
     """Worker processes on this machine; pending jobs are cancelled when the run stops early."""
-    executor = ProcessPoolExecutor(max_workers=workers)
+    executor = ProcessPoolExecutor(max_workers=workers, initializer=tune_collector)
     try:
         yield executor  # type: ignore[misc]  # submit(fn, *args) is wider than the protocol's
     finally:
