@@ -127,7 +127,7 @@ class Assembler:
 
     def ops(self, value: Value) -> Ops:
         """The instructions that push `value`."""
-        if type(value) is Const:
+        if isinstance(value, Const):
             return Ops([vm.PUSH, int(value.value)])
         return value
 
@@ -162,7 +162,7 @@ class Assembler:
         if met is not None:
             return Ops(unit.again(met))
         value = _HANDLERS[kind](self, expr, env, state)
-        if type(value) is Const:
+        if isinstance(value, Const):
             return value
         size = _size(value)
         if size < MIN_SIZE:
@@ -239,19 +239,18 @@ class Assembler:
         return Ops([*operand, {"not": vm.NOT, "neg": vm.NEG, "abs": vm.ABS}[expr.op]])
 
     def arith(self, op: str, left: Value, right: Value) -> Value:
-        left_known, right_known = type(left) is Const, type(right) is Const
-        if left_known and right_known:
+        if isinstance(left, Const) and isinstance(right, Const):
             if op in _FOLD:
                 return Const(_FOLD[op](left.value, right.value))
             if right.value != 0:
                 return Const(left.value // right.value if op == "//" else left.value % right.value)
-        if op == "+" and right_known and right.value == 0:
+        if op == "+" and isinstance(right, Const) and right.value == 0:
             return left
-        if op == "+" and left_known and left.value == 0:
+        if op == "+" and isinstance(left, Const) and left.value == 0:
             return right
-        if op == "*" and right_known and right.value == 1:
+        if op == "*" and isinstance(right, Const) and right.value == 1:
             return left
-        if op == "*" and right_known and right.value == 0 and left_known:
+        if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
             return Const(0)
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
