@@ -420,3 +420,48 @@ def test_repeated_subexpressions_are_computed_once_where_they_run(tmp_path, monk
     plain = Program(source).bytecode()
     assert plain.registers == 8  # the four writes of `add`
     assert shared.registers > plain.registers  # and the shared values and their stamps
+
+
+def test_a_process_waits_for_the_program_another_is_assembling(tmp_path, monkeypatch):
+    """Two assemblies of one program at once (two workers exploring options of one model):
+    the second waits for the first's lock, then reads its program from disk instead of
+    assembling it again; the lock file is gone afterwards."""
+    import threading
+
+    import numpy as np
+
+    from checker.engines.native import program_cache
+    from checker.engines.native.vm_code import Bytecode as vm_code_Bytecode
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    model, _ = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    compiled = CompiledModel(model, model.default_config(), lazy=True)
+    program = Program(NativeSource(model, compiled.config, compiled, [])).bytecode()
+    started, release = threading.Event(), threading.Event()
+    assembled: list[str] = []
+
+    def slow() -> object:
+        assembled.append("first")
+        started.set()
+        assert release.wait(30)
+        return program
+
+    def second() -> object:
+        assembled.append("second")
+        return program
+
+    results: dict[str, object] = {}
+    first = threading.Thread(target=lambda: results.update(first=program_cache.bytecode(model, compiled.config, [], slow)))
+    first.start()
+    assert started.wait(30)
+    waiting = threading.Thread(target=lambda: results.update(second=program_cache.bytecode(model, compiled.config, [], second)))
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive(), "the second assembly did not wait for the first"
+    release.set()
+    first.join(30)
+    waiting.join(30)
+    assert assembled == ["first"]
+    read = results["second"]
+    assert isinstance(read, vm_code_Bytecode) and all(np.array_equal(getattr(read, f), getattr(program, f)) for f in ("code", "tables", "entries"))
+    assert not list((tmp_path / "cache" / "vm").glob("*.lock"))

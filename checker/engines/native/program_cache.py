@@ -17,7 +17,8 @@ import hashlib
 import os
 import pickle
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from checker.engines.native.vm_code import Bytecode
 from checker.errors import RulecheckError
@@ -66,14 +67,50 @@ def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callab
     found = stored(model, config, prop_ids)
     if found is not None:
         return found
-    made = assemble()
-    try:
-        os.makedirs(os.path.dirname(_path(key)), exist_ok=True)
-        partial = f"{_path(key)}.{os.getpid()}.tmp"
-        with open(partial, "wb") as handle:
-            handle.write(zlib.compress(pickle.dumps(made, protocol=5), 1))
-        os.replace(partial, _path(key))
-    except OSError:
-        return made
+    with _assembling(key):
+        found = stored(model, config, prop_ids)  # assembled by another process while this one waited
+        if found is not None:
+            return found
+        made = assemble()
+        try:
+            partial = f"{_path(key)}.{os.getpid()}.tmp"
+            with open(partial, "wb") as handle:
+                handle.write(zlib.compress(pickle.dumps(made, protocol=5), 1))
+            os.replace(partial, _path(key))
+        except OSError:
+            return made
     cache_bounds.written(os.path.dirname(_path(key)))
     return made
+
+
+@contextmanager
+def _assembling(key: str) -> Iterator[None]:
+    """Held while this process assembles the program of `key`: the check's workers often need
+    the same program at the same moment (two options of one model, explored side by side), and
+    each assembled it (8 CPU s of a cold check); the second now waits and reads the first's
+    from disk. An advisory lock (`fcntl.flock`, released when the file closes, also when the
+    process dies); where there is none (no `fcntl`, a folder that cannot be written), nothing
+    waits. The lock file is removed after the program is stored: a process that waited on the
+    removed file and one that locked a new one may then both assemble, which only repeats
+    the work (the program is the same; `os.replace` stores it whole)."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        yield
+        return
+    path = f"{_path(key)}.lock"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        handle = open(path, "w")  # noqa: SIM115 - held open for the lock's lifetime
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        try:
+            os.remove(path)
+        except OSError:
+            pass  # removed by a process that held it after this one
+        handle.close()
