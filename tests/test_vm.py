@@ -21,7 +21,7 @@ from checker.engines import native  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
 from checker.engines.native.codegen import NativeSource  # noqa: E402
-from checker.engines.native.vm_code import _WITH_CONSTANT, Program, _fused, _placed, stack_depth  # noqa: E402
+from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
@@ -431,7 +431,6 @@ def test_a_process_waits_for_the_program_another_is_assembling(tmp_path, monkeyp
     import numpy as np
 
     from checker.engines.native import program_cache
-    from checker.engines.native.vm_code import Bytecode as vm_code_Bytecode
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
     model, _ = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
@@ -463,5 +462,5 @@ def test_a_process_waits_for_the_program_another_is_assembling(tmp_path, monkeyp
     waiting.join(30)
     assert assembled == ["first"]
     read = results["second"]
-    assert isinstance(read, vm_code_Bytecode) and all(np.array_equal(getattr(read, f), getattr(program, f)) for f in ("code", "tables", "entries"))
+    assert isinstance(read, Bytecode) and all(np.array_equal(getattr(read, f), getattr(program, f)) for f in ("code", "tables", "entries"))
     assert not list((tmp_path / "cache" / "vm").glob("*.lock"))
