@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -175,6 +176,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     Writes counterexample traces to --out and, on a full run (every model of each game named, no
     --property, --reading, --set, and the default reading matrix), regenerates each checked
     game's errata page."""
+    from checker.engines.native import space_store
     from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
@@ -203,7 +205,8 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
     readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
-    with check_pool(options) as pool:
+    # The Readings analysis's whole explorations, kept for the matrix (set before the workers start)
+    with space_store.sharing() if readings is not None else nullcontext(), check_pool(options) as pool:
         results = _run_checks(paths, options, pool, readings)
         scenarios = _play_scenarios(paths, options) if not only else []
         if not no_growth:

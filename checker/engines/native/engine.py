@@ -28,7 +28,7 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
-from checker.engines.native import DECIDED_IN_LOOP
+from checker.engines.native import DECIDED_IN_LOOP, space_store
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
@@ -479,10 +479,14 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     else:
         source, module = build(compiled, props)
         rd = np.array(source.reading_values(compiled.config), np.int64)
+    started = time.perf_counter()
+    if bytecode and need_graph and not budget.stop_when_decided:
+        stored = space_store.take(compiled, budget.max_states)
+        exp_found = _over_stored(compiled, props, source, module, rd, stored, started) if stored is not None else None
+        if exp_found is not None:
+            return exp_found
     words = source.words
     ni = max(len(source.instances), 1)
-    nprops = max(len(source.state_props) + len(source.after_props), 1)
-    started = time.perf_counter()
     initial = initial_rows(compiled, words)
     capacity = min(budget.max_states + ni + len(initial) + 1, INITIAL_CAPACITY)
     states = np.empty((capacity, words), np.int64)  # untouched pages cost no memory
@@ -493,25 +497,10 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     edges = np.empty(1 << 16 if need_graph else 1, np.int32)
     layer_ends = np.empty(1 << 10, np.int64)
     table = fitted_table(np.full(INITIAL_TABLE, -1, np.int64), len(initial) + ni)
-    fired = np.zeros(ni, np.uint8)
-    forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
-    status = np.zeros(nprops, np.int8)
-    asked = {p.id for p in props}
-    for k, prop in enumerate([sp.prop for sp in source.state_props] + source.after_props):
-        if prop.id not in asked:
-            status[k] = 2  # generated for the suite, not asked for in this run: never checked
-    where = np.full(nprops, -1, np.int64)
-    where2 = np.full(nprops, -1, np.int64)
-    inst_at = np.full(nprops, -1, np.int64)
-    meta = np.zeros(16, np.int64)
-    meta[7] = meta[8] = -1
-    meta[11] = 1 if any(p.kind == "deterministic" for p in props) else 0
-    meta[12] = 1 if any(p.kind == "deadlock-free" for p in props) else 0
+    fired, forced, status, where, where2, inst_at, meta = _loop_arrays(source, props)
     meta[13] = 1 if need_graph else 0
     meta[14] = budget.max_states
     meta[15] = 1 if budget.stop_when_decided and all(p.kind in DECIDED_IN_LOOP for p in props) else 0
-    if not source.state_props and not source.after_props:
-        status[0] = 2  # the placeholder of an empty status array is never open
     try:
         with compiling(module.__name__, "explore"):  # the first calls compile (or load numba's cache)
             module.seed(meta, states, parent, table, initial, status, where, rd)
@@ -585,6 +574,71 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     found: dict[str, Finding] = {}
     _collect(exp, source, props, meta, status, where, where2, inst_at, found)
     exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
+    exp.seconds = time.perf_counter() - started
+    return exp, found
+
+
+def _loop_arrays(source: NativeSource, props: list[BoundProperty]) -> tuple[np.ndarray, ...]:
+    """What the loop decides into: the instances that fired, which are forced, each property's
+    status (2: generated for the suite but not asked, never checked) and where it was decided,
+    and `meta` with its flags for deadlock and determinism."""
+    ni = max(len(source.instances), 1)
+    nprops = max(len(source.state_props) + len(source.after_props), 1)
+    fired = np.zeros(ni, np.uint8)
+    forced = np.array([1 if inst.forced else 0 for inst in source.instances] or [0], np.uint8)
+    status = np.zeros(nprops, np.int8)
+    asked = {p.id for p in props}
+    for k, prop in enumerate([sp.prop for sp in source.state_props] + source.after_props):
+        if prop.id not in asked:
+            status[k] = 2
+    if not source.state_props and not source.after_props:
+        status[0] = 2  # the placeholder of an empty status array is never open
+    meta = np.zeros(16, np.int64)
+    meta[7] = meta[8] = -1
+    meta[11] = 1 if any(p.kind == "deterministic" for p in props) else 0
+    meta[12] = 1 if any(p.kind == "deadlock-free" for p in props) else 0
+    return fired, forced, status, np.full(nprops, -1, np.int64), np.full(nprops, -1, np.int64), np.full(nprops, -1, np.int64), meta
+
+
+def _over_stored(compiled: CompiledModel, props: list[BoundProperty], source: NativeSource, module: ModuleType, ctx: tuple, stored: space_store.StoredSpace,
+                 started: float) -> tuple[NativeExploration, dict[str, Finding]] | None:
+    """`explore`'s exploration and findings from a whole space the impact analysis explored in
+    this run (`space_store`): the properties evaluated over its states and moves by
+    `check_space`, nothing explored. None when a move's instance is not one of this program's
+    (then the loop explores)."""
+    native_of = np.full(len(compiled.instances) + 1, -1, np.int64)
+    for native_id, python_id in enumerate(source.python_ids):
+        if python_id >= 0:
+            native_of[python_id] = native_id
+    native = native_of[stored.instances] if stored.instances.size else np.zeros(0, np.int64)
+    if stored.instances.size and (stored.instances.min() < 0 or native.min() < 0):
+        return None
+    fired, forced, status, where, where2, inst_at, meta = _loop_arrays(source, props)
+    n = stored.rows.shape[0]
+    starts = stored.starts.astype(np.int64)
+    layers = np.empty(n + 1, np.int64)
+    try:
+        with compiling(module.__name__, "check_space"):
+            depth = module.check_space(meta, stored.rows, stored.parent, starts, stored.targets, native, stored.term, fired, forced, status, where, where2, inst_at, layers, ctx)
+    except RUNTIME_ERRORS as exc:
+        raise NativeDeferred(str(exc)) from exc
+    exp = NativeExploration(compiled)
+    exp.module, exp.bytecode, exp.leads_props, exp.rd = module, True, source.leads, ctx
+    exp.rows = stored.rows
+    exp.states = PackedStates(exp.rows)
+    exp.parent = stored.parent
+    exp.layer_ends = [int(x) for x in layers[:depth]]
+    exp.transitions = int(meta[4])
+    exp.fired = bytearray(len(compiled.instances))
+    for native_id, python_id in enumerate(source.python_ids):
+        if fired[native_id] and python_id >= 0:
+            exp.fired[python_id] = 1
+    exp.complete = True
+    exp.graph = NativeGraph(starts, stored.targets)
+    exp.term = stored.term
+    found: dict[str, Finding] = {}
+    _collect(exp, source, props, meta, status, where, where2, inst_at, found)
+    exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + starts.nbytes + stored.targets.nbytes + exp.term.nbytes
     exp.seconds = time.perf_counter() - started
     return exp, found
 

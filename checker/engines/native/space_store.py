@@ -1,0 +1,115 @@
+"""Whole explored state spaces kept on disk for the rest of one `rulecheck check`, so that the
+check matrix does not explore again what the Readings analysis has just explored.
+
+A full check explores most configurations twice: the impact analysis explores every reading
+option's whole game (`statespace.explore_space`: each move with its instance, mover and
+weight), and the check matrix explores the same configurations again to decide the properties
+(`engine.explore`): 202 configurations and about 47 CPU s of the bundled check. The impact
+analysis's explorations are queued first, so when the matrix reaches a configuration its whole
+space is usually on disk; the matrix then evaluates its properties over the stored states and
+moves (`vm_module.py.txt`'s `check_space`) instead of exploring. Both loops number states alike
+(breadth first, the Python engine's order of moves), so the findings, paths, layers and counts
+are those exploring gives (`tests/test_space_store.py` holds them to it).
+
+`sharing()` makes a folder for one run (`$RULECHECK_SPACES`, inherited by the worker processes
+started inside it) and removes it afterwards; outside it nothing is kept. Only complete spaces
+the bytecode interpreter explored without a modelling error are kept, each is read once (the
+matrix explores a configuration once), and one is used only where exploring would have given it
+whole: within the state budget of the exploration asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from checker.lang.compile import CompiledModel
+
+ENV = "RULECHECK_SPACES"
+
+
+@dataclass
+class StoredSpace:
+    """A complete space as the impact analysis's loop left it: state rows, parents, the moves
+    of each state (`starts` into `targets` and `instances`, the Python engine's instance
+    numbers) and the terminal flags."""
+
+    rows: np.ndarray
+    parent: np.ndarray
+    starts: np.ndarray
+    targets: np.ndarray
+    instances: np.ndarray
+    term: np.ndarray
+
+
+@contextmanager
+def sharing() -> Iterator[None]:
+    """Keep the explored spaces of the processes started inside this block, for this block."""
+    folder = tempfile.mkdtemp(prefix="rulecheck-spaces-")
+    before = os.environ.get(ENV)
+    os.environ[ENV] = folder
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _path(compiled: CompiledModel) -> str | None:
+    folder = os.environ.get(ENV)
+    if not folder or not os.path.isdir(folder):
+        return None
+    model, config = compiled.model, compiled.config
+    name = repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items())))
+    return os.path.join(folder, hashlib.sha256(name.encode()).hexdigest()[:32] + ".npz")
+
+
+def keep(compiled: CompiledModel, space: StoredSpace) -> None:
+    """Store a complete, error-free space for this run (nothing outside `sharing`); written
+    whole or not at all (a reader never sees half a file)."""
+    path = _path(compiled)
+    if path is None or os.path.exists(path):
+        return
+    partial = f"{path}.{os.getpid()}.tmp.npz"
+    try:
+        np.savez(
+            partial,
+            rows=space.rows,
+            parent=space.parent,
+            starts=space.starts,
+            targets=space.targets,
+            instances=space.instances,
+            term=space.term,
+        )
+        os.replace(partial, path)
+    except OSError:
+        try:
+            os.remove(partial)
+        except OSError:
+            pass
+
+
+def take(compiled: CompiledModel, max_states: int) -> StoredSpace | None:
+    """The stored space of this configuration when there is one of at most `max_states`
+    states (an exploration within that budget would have given it whole), removed from the
+    store; else None."""
+    path = _path(compiled)
+    if path is None or not os.path.exists(path):
+        return None
+    try:
+        with np.load(path) as data:
+            space = StoredSpace(*(data[name] for name in ("rows", "parent", "starts", "targets", "instances", "term")))
+        os.remove(path)
+    except (OSError, ValueError, KeyError):
+        return None
+    return space if space.rows.shape[0] <= max_states else None
