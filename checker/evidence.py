@@ -17,7 +17,7 @@ from checker import verdict_cache
 from checker.engines.native import stepping
 from checker.errors import ModellingError
 from checker.lang.expr import Expr
-from checker.lang.interp import Interpreter, State, freeze
+from checker.lang.interp import Interpreter, State, freeze, shared_interpreter
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
@@ -56,7 +56,7 @@ def build_trace(
     if last_action is not None and len(states) > 1:
         actions = [None] * (len(states) - 2) + [last_action]
     steps = replay_path(model, config, states, actions)
-    interp = Interpreter(model, config)
+    interp = shared_interpreter(model, config)
     trace = Trace(
         game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
         config=config, reading_label=config.reading_label(model), initial=states[0], steps=steps,

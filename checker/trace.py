@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.errors import RulecheckError
-from checker.lang.interp import Interpreter, State, Transition
+from checker.lang.interp import Interpreter, State, Transition, shared_interpreter
 from checker.lang.model import Action, Config, Model, Narration
 from checker.lang.piles import fold, lengths_of, unfold
 from checker.lang.property_kinds import KINDS
@@ -101,7 +101,7 @@ def _matching(moves: list[Transition], post: State, action: str | None = None) -
 
 def replay_path(model: Model, config: Config, states: list[State], actions: list[str | None] | None = None) -> list[Step]:
     """Steps along a path of readable states, each checked by the interpreter."""
-    interp = Interpreter(model, config)
+    interp = shared_interpreter(model, config)
     if not interp.is_initial(states[0]):
         raise ReplayMismatch("the trace's first state is not an initial state of the model")
     steps = []

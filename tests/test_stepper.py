@@ -103,3 +103,27 @@ def _reachable(compiled: CompiledModel) -> list[int]:
         if not isinstance(moves, tuple):
             seen.extend(t for _, t in moves if t not in seen)
     return seen
+
+
+def test_each_states_end_is_asked_of_the_interpreter_once(monkeypatch):
+    """The searches ask again whether the states they pass are terminal: the interpreter is
+    asked once per state, and the answers stay the Python engine's."""
+    model = load_model(os.path.join(HERE, "benchmarks", "models", "war", "war6.yaml"))  # 3,217 states, many of them ends
+    config = model.default_config()
+    python = CompiledModel(model, config)
+    step = stepper.Stepper(CompiledModel(model, config, lazy=True))
+    asked: list[int] = []
+    original = step.module.terminal
+    monkeypatch.setattr(step.module, "terminal", lambda row, ctx: asked.append(1) or original(row, ctx))
+    states, queue = [], deque(python.initial)
+    while queue and len(states) < 5000:
+        s = queue.popleft()
+        states.append(s)
+        if not python.terminal(s):
+            queue.extend(t for _, t in python.successors(s))
+    states = list(dict.fromkeys(states))
+    ends = [python.terminal(s) for s in states]
+    assert any(ends) and not all(ends)
+    for _ in range(2):
+        assert [step.terminal(s) for s in states] == ends
+    assert len(asked) == len(states)

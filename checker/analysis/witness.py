@@ -55,7 +55,7 @@ from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
 from checker.evidence import build_trace, reaches_terminal
 from checker.lang.compile import CompiledModel
-from checker.lang.interp import Interpreter
+from checker.lang.interp import shared_interpreter
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
@@ -345,7 +345,7 @@ def find_verdict(model: Model, config: Config, name: str, max_states: int, depth
     states = [compiled.layout.unpack(s) for s in found.path]
     try:
         replay_path(model, config, states)
-        interp = Interpreter(model, config)
+        interp = shared_interpreter(model, config)
         last = states[-1]
         if name == STUCK_REACHABLE:
             shown = not interp.terminal(last) and not interp.transitions(last)

@@ -46,12 +46,17 @@ def freeze(state: State) -> tuple:
     return tuple((name, tuple(sorted(v.items())) if isinstance(v, dict) else v) for name, v in sorted(state.items()))
 
 
+MOVES_KEPT = 2048  # states per interpreter whose moves it keeps (`transitions`)
+SHARED_KEPT = 4  # interpreters kept by `shared_interpreter`
+
+
 class Interpreter:
     def __init__(self, model: Model, config: Config) -> None:
         self.model = model
         self.config = config
         self._active: list[Action] | None = None
         self._bindings: dict[str, list[dict[str, Any]]] = {}  # per action: its parameter bindings (shared, never written)
+        self._moves_of: dict[tuple, list[Transition]] = {}  # by frozen state: its moves, for the first `MOVES_KEPT` states asked
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, expr: Expr, state: State, env: dict[str, Any] | None = None, old: State | None = None) -> Any:
@@ -219,7 +224,21 @@ class Interpreter:
 
         Rules resolve before anyone acts, so while a forced action is enabled the players' and
         chance's actions are not even considered: an error in one of their guards or effects
-        is not reached then (the compiled engine and the symbolic encoding do the same)."""
+        is not reached then (the compiled engine and the symbolic encoding do the same).
+
+        The moves of a state asked before are given again (a new list of the same moves): the
+        traces of one configuration's properties mostly start alike, and a trace's checks ask
+        again for the moves of states its replay asked for. A modelling error is raised again
+        each time (nothing is kept then)."""
+        key = freeze(state)
+        known = self._moves_of.get(key)
+        if known is None:
+            known = self._transitions(state)
+            if len(self._moves_of) < MOVES_KEPT:
+                self._moves_of[key] = known
+        return list(known)
+
+    def _transitions(self, state: State) -> list[Transition]:
         if self.terminal(state):
             return []
         actions = self.active_actions()
@@ -282,3 +301,18 @@ _NODES = {  # the method that evaluates each kind of expression node
     Var: Interpreter._var, Unary: Interpreter._unary, Binary: Interpreter.binary, Cond: Interpreter._cond,
     Agg: Interpreter.aggregate, Call: Interpreter._call, Require: Interpreter._require, Old: Interpreter._old,
 }
+
+
+_SHARED: dict[tuple[int, str], Interpreter] = {}
+
+
+def shared_interpreter(model: Model, config: Config) -> Interpreter:
+    """One interpreter per model and configuration among the last `SHARED_KEPT` asked for, so
+    that the replays and checks of one configuration's traces share the moves it keeps (a
+    kept interpreter holds its model, so no other model can take its `id`)."""
+    key = (id(model), repr((sorted(config.constants.items()), sorted(config.readings.items()))))
+    interp = _SHARED.pop(key, None) or Interpreter(model, config)
+    _SHARED[key] = interp  # the most recent last
+    while len(_SHARED) > SHARED_KEPT:
+        del _SHARED[next(iter(_SHARED))]
+    return interp

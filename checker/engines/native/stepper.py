@@ -17,6 +17,8 @@ import numpy as np
 from checker.engines.native import engine
 from checker.lang.compile import CompiledModel
 
+ENDS_KEPT = 1 << 18  # states whose terminal flag a stepper keeps (a few tens of MB at most)
+
 
 class Stepper:
     """`successors` and `terminal` of one configuration, in the interpreter."""
@@ -30,6 +32,7 @@ class Stepper:
         self.out_i = np.empty(rows, np.int64)
         self.out = np.empty((rows, source.words), np.int64)
         self.reference: CompiledModel | None = None
+        self.ended: dict[int, bool] = {}  # `terminal`'s answers so far (up to `ENDS_KEPT`)
 
     def _row(self, s: int) -> np.ndarray:
         return np.frombuffer(s.to_bytes(self.size, "little"), np.int64)
@@ -43,10 +46,19 @@ class Stepper:
         return [(ids[i], int.from_bytes(data[k * size : (k + 1) * size], "little")) for k, i in enumerate(self.out_i[:n].tolist())]
 
     def terminal(self, s: int) -> bool:
+        """Whether `s` is terminal, each state asked of the interpreter once: the searches ask
+        again of the states they pass (a walk's last state, a closure's every state, an outcome
+        sought), about twice per state met."""
+        known = self.ended.get(s)
+        if known is not None:
+            return known
         try:
-            return bool(self.module.terminal(self._row(s), self.ctx))
+            known = bool(self.module.terminal(self._row(s), self.ctx))
         except engine.RUNTIME_ERRORS:
             return self._python().terminal(s)
+        if len(self.ended) < ENDS_KEPT:
+            self.ended[s] = known
+        return known
 
     def _python(self) -> CompiledModel:
         if self.reference is None:

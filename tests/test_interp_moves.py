@@ -1,0 +1,89 @@
+"""The reference interpreter gives the moves of a state it was asked about before without
+working them out again (the replays and checks of one configuration's traces ask about the same
+states), always as a new list, never keeping a modelling error; and `shared_interpreter` hands
+the same interpreter to the traces of one configuration."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from checker.errors import ModellingError
+from checker.lang import interp as interp_module
+from checker.lang.build import load_model
+from checker.lang.interp import SHARED_KEPT, Interpreter, shared_interpreter
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL = os.path.join(HERE, "models", "titlebelt", "two-player.yaml")
+
+
+def _counting(monkeypatch, interp: Interpreter) -> list[int]:
+    calls: list[int] = []
+    original = interp._transitions
+
+    def counted(state):
+        calls.append(1)
+        return original(state)
+
+    monkeypatch.setattr(interp, "_transitions", counted)
+    return calls
+
+
+def test_a_states_moves_are_worked_out_once(monkeypatch):
+    model = load_model(MODEL)
+    interp = Interpreter(model, model.default_config())
+    calls = _counting(monkeypatch, interp)
+    start = interp.initial_states()[0]
+    first = interp.transitions(start)
+    assert first and calls == [1]
+    again = interp.transitions(dict(start))  # an equal state, another object
+    assert again == first and again is not first and calls == [1]
+    first.clear()  # a caller's list is its own
+    assert interp.transitions(start) == again
+    after = again[0].post
+    interp.transitions(after)
+    assert calls == [1, 1]
+    assert Interpreter(model, model.default_config()).transitions(after) == interp.transitions(after)
+
+
+def test_a_modelling_error_is_raised_again_each_time(monkeypatch):
+    model = load_model(MODEL)
+    interp = Interpreter(model, model.default_config())
+    calls: list[int] = []
+
+    def failing(state):
+        calls.append(1)
+        raise ModellingError("a division by zero")
+
+    monkeypatch.setattr(interp, "_transitions", failing)
+    start = interp.initial_states()[0]
+    for _ in range(2):
+        with pytest.raises(ModellingError):
+            interp.transitions(start)
+    assert calls == [1, 1]
+
+
+def test_only_so_many_states_are_kept(monkeypatch):
+    model = load_model(MODEL)
+    interp = Interpreter(model, model.default_config())
+    monkeypatch.setattr(interp_module, "MOVES_KEPT", 1)
+    calls = _counting(monkeypatch, interp)
+    start = interp.initial_states()[0]
+    other = interp.transitions(start)[0].post
+    for state in (start, other, other, start):
+        interp.transitions(state)
+    assert calls == [1, 1, 1]  # the first state kept, the second worked out each time
+
+
+def test_one_interpreter_per_configuration_among_the_last_few():
+    model = load_model(MODEL)
+    base = model.default_config()
+    assert shared_interpreter(model, base) is shared_interpreter(model, model.default_config())
+    name, reading = next(iter(model.readings.items()))
+    other = base.with_readings({name: next(o for o in reading.options if o != base.readings[name])})
+    assert shared_interpreter(model, other) is not shared_interpreter(model, base)
+    first = shared_interpreter(model, base)
+    for value in range(SHARED_KEPT):
+        shared_interpreter(model, type(base)({**base.constants, "__probe__": value}, base.readings))
+    assert shared_interpreter(model, base) is not first  # pushed out by the others
