@@ -13,6 +13,7 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
+from checker.analysis.impact import Settings, impact_of, keep_space  # noqa: E402
 from checker.analysis.statespace import explore_space  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, space_store  # noqa: E402
@@ -72,6 +73,7 @@ def compare_stored(model, config, props, budget: Budget, monkeypatch) -> list[st
         except engine.NativeDeferred:
             return None
         space = explore_space(CompiledModel(model, config, lazy=True), budget.max_states)
+        keep_space(space)
         if not space.complete:
             assert not os.listdir(os.environ[space_store.ENV]), "an incomplete space was kept"
             return None
@@ -116,6 +118,7 @@ def test_a_space_past_the_budget_is_explored_instead(monkeypatch):
     config = model.default_config()
     with space_store.sharing():
         space = explore_space(CompiledModel(model, config, lazy=True), 200_000)
+        keep_space(space)
         assert space.complete
         budget = Budget(space.size - 1, 600.0)
         monkeypatch.setattr(engine, "_over_stored", lambda *args: pytest.fail("a space past the budget was used"))
@@ -129,9 +132,23 @@ def test_nothing_is_kept_outside_a_run(monkeypatch):
     monkeypatch.delenv(space_store.ENV, raising=False)
     saved: list[object] = []
     monkeypatch.setattr(space_store.np, "savez", lambda *args, **kwargs: saved.append(args))
-    assert explore_space(CompiledModel(model, model.default_config(), lazy=True), 200_000).complete
-    assert saved == []
+    space = explore_space(CompiledModel(model, model.default_config(), lazy=True), 200_000)
+    keep_space(space)
+    assert space.complete and saved == []
     with space_store.sharing():
         folder = os.environ[space_store.ENV]
         assert os.path.isdir(folder)
     assert not os.path.exists(folder) and space_store.ENV not in os.environ
+
+
+def test_the_impact_analysis_keeps_what_it_explores():
+    """`impact_of` (the Readings analysis's exploration of each option) is what fills the
+    store; the Readings re-checks' larger games, which the matrix never explores, are not kept."""
+    model, _ = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    with space_store.sharing():
+        assert explore_space(CompiledModel(model, model.default_config(), lazy=True), 200_000).complete
+        assert not os.listdir(os.environ[space_store.ENV])
+        impact_of(model, model.default_config(), Settings())
+        assert len(os.listdir(os.environ[space_store.ENV])) == 1
+        assert space_store.take(CompiledModel(model, model.default_config(), lazy=True), 200_000) is not None
+        assert not os.listdir(os.environ[space_store.ENV])

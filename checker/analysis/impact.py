@@ -13,11 +13,13 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from checker.analysis.classify import classify, most_severe
 from checker.analysis.divergence import Divergence, find_divergence
 from checker.analysis.footprint import related_pairs
 from checker.analysis.outcomes import NEVER, Impact, analyse
-from checker.analysis.statespace import explore_space
+from checker.analysis.statespace import StateSpace, explore_space
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model, Reading
 
@@ -83,8 +85,25 @@ def consulted_readings(model: Model) -> set[str]:
 
 
 def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
+    """One configuration's outcomes; its whole space is kept for the check matrix when the run
+    shares spaces (`checker.engines.native.space_store`)."""
     space = explore_space(CompiledModel(model, config, lazy=True), settings.max_states, settings.timeout)  # the Python successor code only if something runs in Python
+    keep_space(space)
     return analyse(space, settings.games, settings.seed)
+
+
+def keep_space(space: StateSpace) -> None:
+    """A complete space the bytecode interpreter explored, kept for the rest of the run."""
+    from checker.engines.native import space_store, unavailable_reason
+
+    if not space_store.sharing_now() or unavailable_reason() is not None or not space.complete or space.error is not None:
+        return
+    from checker.analysis.statespace_native import PackedStates
+
+    if not isinstance(space.states, PackedStates):
+        return
+    ints = (np.frombuffer(column, np.int32) for column in (space.parent, space.starts, space.targets, space.instances))
+    space_store.keep(space.compiled, space_store.StoredSpace(space.states.rows, *ints, np.frombuffer(space.terminal, np.uint8)))
 
 
 def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:

@@ -18,7 +18,7 @@ from typing import overload
 import numpy as np
 
 from checker.analysis.statespace import StateSpace
-from checker.engines.native import engine, space_store
+from checker.engines.native import engine
 from checker.lang.compile import CompiledModel
 
 CHUNK = 1 << 14  # states expanded between two looks at the clock
@@ -76,8 +76,6 @@ def explore_space(compiled: CompiledModel, max_states: int, timeout: float) -> S
     if code == PAST_BUDGET:
         space.stopped_by = f"state budget of {max_states:,} reached"
     space.complete = code == COMPLETE
-    if space.complete:  # for the check matrix of this run, which then need not explore it again
-        space_store.keep(compiled, space_store.StoredSpace(states[:n], parent[:n], starts[: i + 1], columns[0][:m], columns[1][:m], term[:n]))
     if space.complete and i and int(meta[4]) != n:
         space.depth += 1
     space.seconds = time.perf_counter() - started

@@ -65,13 +65,18 @@ def sharing() -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _path(compiled: CompiledModel) -> str | None:
+def sharing_now() -> bool:
+    """Whether this process is inside a run that shares its spaces."""
     folder = os.environ.get(ENV)
-    if not folder or not os.path.isdir(folder):
+    return bool(folder) and os.path.isdir(folder)
+
+
+def _path(compiled: CompiledModel) -> str | None:
+    if not sharing_now():
         return None
     model, config = compiled.model, compiled.config
     name = repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items())))
-    return os.path.join(folder, hashlib.sha256(name.encode()).hexdigest()[:32] + ".npz")
+    return os.path.join(os.environ[ENV], hashlib.sha256(name.encode()).hexdigest()[:32] + ".npz")
 
 
 def keep(compiled: CompiledModel, space: StoredSpace) -> None:
