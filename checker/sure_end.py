@@ -27,6 +27,7 @@ from checker.lang.compile import CompiledModel
 
 if TYPE_CHECKING:
     from checker.analysis.statespace import StateSpace
+    from checker.engines.native.space_store import StoredSpace
 
 Options = dict[int, list[frozenset[int]]]
 
@@ -46,13 +47,13 @@ def ends_surely(compiled: CompiledModel, max_states: int) -> bool | None:
     exploration stops short (past `GRAPH_FACTOR` times the bound, or at a modelling error), the
     walk steps through the game itself, so the answer, and any error, is the same either way."""
     chance = {inst.id for inst in compiled.instances if inst.action.by == "chance"}
-    space = _whole_graph(compiled, max_states)
-    if space is None:
+    graph = _whole_graph(compiled, max_states)
+    if graph is None:
         return _walk(list(dict.fromkeys(compiled.initial)), compiled.terminal, compiled.successors, chance, max_states)
-    return _on_graph(space, [space.index[s] for s in dict.fromkeys(compiled.initial)], chance, max_states)
+    return _on_graph(graph, graph.initial_nodes(), chance, max_states)
 
 
-def _on_graph(space: StateSpace, initial: list[int], chance: set[int], max_states: int) -> bool | None:
+def _on_graph(space: StateSpace | StoredSpace, initial: list[int], chance: set[int], max_states: int) -> bool | None:
     """`_walk` and `_has_end_component` over a whole explored graph, compiled
     (`engines.native.end_components`): the same visit, so the same answer."""
     import numpy as np
@@ -72,14 +73,18 @@ def _on_graph(space: StateSpace, initial: list[int], chance: set[int], max_state
     return not end_components.has_end_component(starts, targets, is_chance[instances], expanded)
 
 
-def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | None:
-    """The configuration's whole reachable graph, explored in the interpreter; None without
-    numba, past `GRAPH_FACTOR * max_states` states or at a modelling error."""
+def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | StoredSpace | None:
+    """The configuration's whole reachable graph, explored in the interpreter, or the one this
+    process's check just read from the run's store (`space_store.recent`, what that exploration
+    gives); None without numba, past `GRAPH_FACTOR * max_states` states or at a modelling error."""
     from checker.analysis.statespace import explore_space
-    from checker.engines.native import unavailable_reason
+    from checker.engines.native import space_store, unavailable_reason
 
     if unavailable_reason() is not None:
         return None
+    stored = space_store.recent(compiled, GRAPH_FACTOR * max_states)
+    if stored is not None:
+        return stored
     space = explore_space(compiled, GRAPH_FACTOR * max_states, timeout=3600.0)
     return space if space.complete and space.error is None else None
 

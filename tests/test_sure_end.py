@@ -116,3 +116,23 @@ def test_the_compiled_end_component_search_finds_what_the_python_one_finds():
                                 instances=array("i", [i for ms in moves for i, _ in ms]), terminal=bytearray([0, 0, 1, 1]), size=4)
         assert sure_end._on_graph(space, [0], {0, 1}, 100) is (not kept)
         assert sure_end._walk([0], space.terminal.__getitem__, moves.__getitem__, {0, 1}, 100) is (not kept)
+
+
+def test_the_graph_the_check_just_read_is_used(tmp_path, monkeypatch):
+    """In a run that shares spaces (`space_store`), a `terminates` trace's question comes right
+    after the check read its configuration's whole space: that graph answers (nothing explored
+    again), the same as stepping, under every reading of the loops game; a bound it would pass
+    explores as before."""
+    from checker.analysis.impact import keep_space
+    from checker.analysis.statespace import explore_space
+    from checker.engines.native import space_store
+
+    model = load_model(write_game(str(tmp_path), "loops", LOOPS, ""))
+    for config in configs(model):
+        expected = both_ways(model, config, 100_000, monkeypatch)
+        with space_store.sharing(), monkeypatch.context() as patch:
+            keep_space(explore_space(CompiledModel(model, config, lazy=True), 100_000))
+            assert space_store.take(CompiledModel(model, config, lazy=True), 100_000) is not None
+            patch.setattr("checker.analysis.statespace.explore_space", lambda *args, **kwargs: pytest.fail("explored again"))
+            assert sure_end.ends_surely(CompiledModel(model, config, lazy=True), 100_000) == expected[1]
+            assert space_store.recent(CompiledModel(model, config, lazy=True), 1) is None  # past a bound of one state: explored

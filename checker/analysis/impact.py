@@ -102,8 +102,8 @@ def keep_space(space: StateSpace) -> None:
 
     if not isinstance(space.states, PackedStates):
         return
-    ints = (np.frombuffer(column, np.int32) for column in (space.parent, space.starts, space.targets, space.instances))
-    space_store.keep(space.compiled, space_store.StoredSpace(space.states.rows, *ints, np.frombuffer(space.terminal, np.uint8)))
+    parent, starts, targets, instances = (np.frombuffer(column, np.int32) for column in (space.parent, space.starts, space.targets, space.instances))
+    space_store.keep(space.compiled, space_store.StoredSpace(space.states.rows, parent, starts, targets, instances, np.frombuffer(space.terminal, np.uint8)))
 
 
 def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:

@@ -48,6 +48,18 @@ class StoredSpace:
     instances: np.ndarray
     term: np.ndarray
 
+    @property
+    def size(self) -> int:
+        return int(self.rows.shape[0])
+
+    @property
+    def terminal(self) -> np.ndarray:
+        return self.term
+
+    def initial_nodes(self) -> list[int]:
+        """The initial states' numbers: the first ones, in the model's order of them."""
+        return list(range(int(np.count_nonzero(self.parent < 0))))
+
 
 @contextmanager
 def sharing() -> Iterator[None]:
@@ -68,7 +80,7 @@ def sharing() -> Iterator[None]:
 def sharing_now() -> bool:
     """Whether this process is inside a run that shares its spaces."""
     folder = os.environ.get(ENV)
-    return bool(folder) and os.path.isdir(folder)
+    return folder is not None and os.path.isdir(folder)
 
 
 def _path(compiled: CompiledModel) -> str | None:
@@ -104,10 +116,13 @@ def keep(compiled: CompiledModel, space: StoredSpace) -> None:
             pass
 
 
+_RECENT: dict[str, StoredSpace] = {}  # the space `take` last gave this process, by its path
+
+
 def take(compiled: CompiledModel, max_states: int) -> StoredSpace | None:
     """The stored space of this configuration when there is one of at most `max_states`
-    states (an exploration within that budget would have given it whole), removed from the
-    store; else None."""
+    states (the check's loop within that budget would have explored it whole), removed from
+    the store (and kept in the process for `recent`); else None."""
     path = _path(compiled)
     if path is None or not os.path.exists(path):
         return None
@@ -117,4 +132,19 @@ def take(compiled: CompiledModel, max_states: int) -> StoredSpace | None:
         os.remove(path)
     except (OSError, ValueError, KeyError):
         return None
-    return space if space.rows.shape[0] <= max_states else None
+    _RECENT.clear()
+    _RECENT[path] = space
+    return space if space.size <= max_states else None
+
+
+def recent(compiled: CompiledModel, max_states: int) -> StoredSpace | None:
+    """The space `take` last gave this process when it is this configuration's and
+    `explore_space` within `max_states` states would have explored it whole (it stops before a
+    state whose moves could pass the budget): a failing `terminates` property's trace asks
+    whether the game ends surely, over the same configuration's whole graph, right after."""
+    path = _path(compiled)
+    space = _RECENT.get(path) if path is not None else None
+    if space is None:
+        return None
+    widest = int(np.diff(space.starts).max(initial=0))
+    return space if space.size - 1 + widest <= max_states else None
