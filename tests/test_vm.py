@@ -24,6 +24,7 @@ from checker.engines.native.codegen import NativeSource  # noqa: E402
 from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
+from checker.lang.model import Config  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
 from tests.test_native import BUNDLED, EXAMPLES, HERE, compare, configs, generated_configs  # noqa: E402
@@ -292,6 +293,25 @@ def test_a_loop_that_decides_no_property_takes_the_suites_program_or_one_without
     with_suite = statespace_native.explore_space(compiled, 10**6, 600)
     assert without.complete and without.states == with_suite.states
     assert (without.targets, without.instances, without.movers, without.weights, without.terminal) == (with_suite.targets, with_suite.instances, with_suite.movers, with_suite.weights, with_suite.terminal)
+
+
+def test_a_whole_check_assembles_the_suites_program_for_a_models_own_constants(tmp_path, monkeypatch):
+    """In a whole check (spaces shared: the matrix explores every model's own constants next)
+    a loop that decides no property assembles the suite's program for the model's own constants
+    (the matrix then reads it from disk) and the lighter one for other constants."""
+    from checker.engines.native import program_cache, space_store
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    model, _ = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    own = CompiledModel(model, model.default_config(), lazy=True)
+    name, constant = next((n, c) for n, c in model.constants.items() if isinstance(c.default, int))
+    other = CompiledModel(model, Config({**own.config.constants, name: constant.default + 1}, own.config.readings), lazy=True)
+    with space_store.sharing():
+        assert engine.build_vm(own, [], checks=False)[0].props
+        assert program_cache.stored(model, own.config, [p.id for p in engine.generated_props(own, [])]) is not None
+        assert engine.build_vm(other, [], checks=False)[0].props == []
+    assert engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), [], checks=False)[0].props  # on disk now, outside a check too
 
 
 def test_cli_vm_backend_checks_a_game(tmp_path):

@@ -366,17 +366,26 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool =
     simulation: `checks` False) runs only the moves, the end and the outcome: it takes the
     suite's program when this process or the disk cache holds it, else a program without the
     suite's predicates (which were four fifths of Ultimate's three-player program: 2.0 against
-    0.4 CPU s), also kept on disk. The moves are the same code in both."""
+    0.4 CPU s), also kept on disk. The moves are the same code in both. In a whole check
+    (`space_store.sharing_now`) a model's own constants get the suite's program at once: the
+    check matrix explores them with it next, and assembling both was 7 CPU s of a cold check."""
     from checker.engines.native import program_cache
 
     if not checks and source_key(compiled, props) not in _PROGRAMS:
         suite = generated_props(compiled, props)
-        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite]) if suite is _SUITES.get((compiled.model.path, compiled.model.id)) else None
+        own = suite is _SUITES.get((compiled.model.path, compiled.model.id))
+        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite]) if own else None
         if stored is not None:
             _PROGRAMS[source_key(compiled, props)] = stored
-        else:
+        elif not (own and _matrix_follows(compiled)):
             return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, []), _key(compiled.model, compiled.config, []))
     return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props)), source_key(compiled, props))
+
+
+def _matrix_follows(compiled: CompiledModel) -> bool:
+    """Whether the check matrix of this run explores this model and constants too: a run that
+    shares its spaces is a whole check, whose matrix explores every model's own constants."""
+    return space_store.sharing_now() and compiled.config.constants == compiled.model.default_config().constants
 
 
 def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[NativeSource, ModuleType, tuple]:
