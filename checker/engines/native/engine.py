@@ -628,7 +628,7 @@ def _over_stored(compiled: CompiledModel, props: list[BoundProperty], source: Na
     layers = np.empty(n + 1, np.int64)
     try:
         with compiling(module.__name__, "check_space"):
-            depth = module.check_space(meta, stored.rows, stored.parent, starts, stored.targets, native, stored.term, fired, forced, status, where, where2, inst_at, layers, ctx)
+            layer_count = module.check_space(meta, stored.rows, stored.parent, starts, stored.targets, native, stored.term, fired, forced, status, where, where2, inst_at, layers, ctx)
     except RUNTIME_ERRORS as exc:
         raise NativeDeferred(str(exc)) from exc
     exp = NativeExploration(compiled)
@@ -636,7 +636,7 @@ def _over_stored(compiled: CompiledModel, props: list[BoundProperty], source: Na
     exp.rows = stored.rows
     exp.states = PackedStates(exp.rows)
     exp.parent = stored.parent
-    exp.layer_ends = [int(x) for x in layers[:depth]]
+    exp.layer_ends = [int(x) for x in layers[:layer_count]]
     exp.transitions = int(meta[4])
     exp.fired = bytearray(len(compiled.instances))
     for native_id, python_id in enumerate(source.python_ids):
