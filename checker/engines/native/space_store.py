@@ -14,7 +14,8 @@ are those exploring gives (`tests/test_space_store.py` holds them to it).
 `sharing()` makes a folder for one run (`$RULECHECK_SPACES`, inherited by the worker processes
 started inside it) and removes it afterwards; outside it nothing is kept. Only complete spaces
 the bytecode interpreter explored without a modelling error are kept, each is read once (the
-matrix explores a configuration once), and one is used only where exploring would have given it
+matrix explores a configuration once; the process keeps the last one it read, `recent`, for the
+`terminates` traces that follow), and one is used only where exploring would have given it
 whole: within the state budget of the exploration asked for.
 """
 
