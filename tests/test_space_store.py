@@ -152,3 +152,22 @@ def test_the_impact_analysis_keeps_what_it_explores():
         assert len(os.listdir(os.environ[space_store.ENV])) == 1
         assert space_store.take(CompiledModel(model, model.default_config(), lazy=True), 200_000) is not None
         assert not os.listdir(os.environ[space_store.ENV])
+
+
+def test_a_killed_checks_folder_is_removed_by_the_next(tmp_path, monkeypatch):
+    """A check killed before it could remove its folder leaves it behind: the next check
+    removes it (no process of its id is alive); a live process's folder is left alone."""
+    import subprocess
+    import sys
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    dead = tmp_path / f"{space_store.PREFIX}{finished.stdout.strip()}-abc"
+    live = tmp_path / f"{space_store.PREFIX}{os.getpid()}-def"
+    for folder in (dead, live):
+        folder.mkdir()
+        (folder / "space.npz").write_bytes(b"0" * 16)
+    with space_store.sharing():
+        assert os.path.dirname(os.environ[space_store.ENV]) == str(tmp_path)
+    assert not dead.exists() and live.exists()

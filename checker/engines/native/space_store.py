@@ -21,6 +21,7 @@ whole: within the state budget of the exploration asked for.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
 import shutil
@@ -62,10 +63,16 @@ class StoredSpace:
         return list(range(int(np.count_nonzero(self.parent < 0))))
 
 
+PREFIX = "rulecheck-spaces-"
+
+
 @contextmanager
 def sharing() -> Iterator[None]:
-    """Keep the explored spaces of the processes started inside this block, for this block."""
-    folder = tempfile.mkdtemp(prefix="rulecheck-spaces-")
+    """Keep the explored spaces of the processes started inside this block, for this block.
+    The folder is named by this process's id; a folder left by a check that was killed (no
+    process of its id alive) is removed first."""
+    _remove_abandoned()
+    folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
     before = os.environ.get(ENV)
     os.environ[ENV] = folder
     try:
@@ -76,6 +83,23 @@ def sharing() -> Iterator[None]:
         else:
             os.environ[ENV] = before
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _remove_abandoned() -> None:
+    for folder in glob.glob(os.path.join(tempfile.gettempdir(), f"{PREFIX}*-*")):
+        pid = os.path.basename(folder)[len(PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process: alive
+    return True
 
 
 def sharing_now() -> bool:
