@@ -211,6 +211,84 @@ def test_nothing_is_fused_where_a_jump_lands_between_the_two():
     assert _fused(dispatch) == dispatch  # value PUSH (0) and address `after` are operands
 
 
+def _unfused(ops: list) -> list[int]:
+    """`ops` placed at 0 as written: labels replaced by addresses, nothing fused or threaded."""
+    at, address = {}, 0
+    for item in ops:
+        if type(item) is Mark:
+            at[id(item.label)] = address
+        else:
+            address += 1
+    return [at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark]
+
+
+def _run_on(code: list[int], word: int) -> tuple[int, list[int]]:
+    """`vm.run`'s Python source on a one-word state: its result and the successor it wrote."""
+    np = pytest.importorskip("numpy")
+    row = np.array([word], np.int64)
+    out = np.zeros((2, 1), np.int64)
+    scratch = np.zeros(8, np.int64)
+    result = vm.run.py_func(np.array(code, np.int64), 0, row, row, scratch, out, scratch, scratch, np.zeros(8, np.int64),
+                            np.zeros(8, np.int64), np.zeros(1, np.int64), scratch, scratch, 0)
+    return int(result), [int(x) for x in out[0]]
+
+
+def _field(shift: int, mask: int) -> list:
+    return [vm.FIELD, 0, 0, shift, mask]
+
+
+@pytest.mark.parametrize("compare", [vm.EQ, vm.NE])
+def test_a_field_compared_with_a_constant_runs_as_one_instruction(compare):
+    """FIELD, PUSH 2, EQ (or NE) is one FIELD_EQ_C (FIELD_NE_C); followed by a guard's
+    JUMP_IF_ZERO or an `and`, the equality and the jump are one instruction too. Every value
+    of the field gives what the instructions as written give."""
+    other, end = Label(), Label()
+    tests = {
+        "value": [*_field(2, 3), vm.PUSH, 2, compare, vm.RETURN],
+        "guard": [*_field(2, 3), vm.PUSH, 2, compare, vm.JUMP_IF_ZERO, other, vm.PUSH, 7, vm.RETURN, Mark(other), vm.PUSH, 9, vm.RETURN],
+        "and": [*_field(2, 3), vm.PUSH, 2, compare, vm.AND_ELSE, end, *_field(0, 1), Mark(end), vm.RETURN],
+    }
+    fused_ops = {vm.EQ: {"value": vm.FIELD_EQ_C, "guard": vm.FIELD_EQ_JUMP, "and": vm.FIELD_EQ_AND}, vm.NE: {"value": vm.FIELD_NE_C, "guard": vm.FIELD_NE_C, "and": vm.FIELD_NE_C}}
+    for name, ops in tests.items():
+        fused = _placed(ops, 0)
+        assert fused[0] == fused_ops[compare][name]
+        assert len(fused) < len(_unfused(ops))
+        for word in range(16):
+            assert _run_on(fused, word) == _run_on(_unfused(ops), word), (name, word)
+
+
+def test_a_guards_conjunction_jumps_to_the_next_block_at_its_first_false_test():
+    """`a and b` (two one-bit fields) tested by a guard: the `and`'s zero lands on the guard's
+    JUMP_IF_ZERO, so each test jumps straight to the next block (FIELD_JUMP); an `or`'s
+    non-zero goes past the JUMP_IF_ZERO (JUMP_UNLESS_ZERO); a chain ending in another `and`
+    jumps on to where that one goes. Same results for every state, one test less run."""
+    for op in (vm.AND_ELSE, vm.OR_ELSE):
+        end, skip = Label(), Label()
+        ops = [*_field(0, 1), op, end, *_field(1, 1), Mark(end), vm.JUMP_IF_ZERO, skip, vm.PUSH, 7, vm.RETURN, Mark(skip), vm.PUSH, 9, vm.RETURN]
+        threaded = _placed(ops, 0)
+        assert vm.AND_ELSE not in threaded[:7] and vm.OR_ELSE not in threaded[:7] and vm.FIELD_AND not in threaded[:7]
+        assert threaded[0] == (vm.FIELD_JUMP if op == vm.AND_ELSE else vm.FIELD)
+        for word in range(4):
+            assert _run_on(threaded, word) == _run_on(_unfused(ops), word), (op, word)
+    inner, outer = Label(), Label()
+    nested = [*_field(0, 1), vm.AND_ELSE, inner, *_field(1, 1), Mark(inner), vm.AND_ELSE, outer, *_field(2, 1), Mark(outer), vm.RETURN]
+    threaded = _placed(nested, 0)
+    assert threaded[5] == len(threaded) - 1  # the first test's zero goes straight to the end
+    for word in range(8):
+        assert _run_on(threaded, word) == _run_on(_unfused(nested), word)
+
+
+def test_a_write_at_a_constant_offset_takes_it_as_an_operand():
+    """WRITE_K (offset and value constants) and WRITE_AT (constant offset, value in a
+    register) write what WRITE does with both in registers."""
+    for offset, mask, value in [(0, 3, 2), (4, 15, 9), (56, 255, 171)]:
+        plain = [vm.SET, 0, offset, vm.SET, 1, value, vm.BEGIN, vm.WRITE, 0, 1, mask, vm.MOVE, 0, vm.RETURN]
+        constant = [vm.BEGIN, vm.WRITE_K, offset, value, mask, vm.MOVE, 0, vm.RETURN]
+        at = [vm.SET, 1, value, vm.BEGIN, vm.WRITE_AT, offset, 1, mask, vm.MOVE, 0, vm.RETURN]
+        expected = _run_on(plain, 0x5A5A)
+        assert _run_on(constant, 0x5A5A) == expected == _run_on(at, 0x5A5A)
+
+
 def test_one_program_per_model_and_constants():
     """The program is assembled once per model and constants in a process, whatever the
     readings: every reading combination of a model shares it."""
@@ -438,7 +516,7 @@ def test_repeated_subexpressions_are_computed_once_where_they_run(tmp_path, monk
     shared = Program(source).bytecode()
     monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
     plain = Program(source).bytecode()
-    assert plain.registers == 8  # the four writes of `add`
+    assert plain.registers == 4  # the values of `add`'s four writes (their offsets are constants: operands of the writes)
     assert shared.registers > plain.registers  # and the shared values and their stamps
 
 

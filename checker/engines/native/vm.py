@@ -85,6 +85,19 @@ LT_C = 57
 LE_C = 58
 GT_C = 59
 GE_C = 60
+# Superinstructions of a field test (`vm_code._fused`): FIELD of state 0 or 1 and the
+# comparison after it, and then the jump after that; most of a guard's and a property's tests.
+# Where an `and` lands on a guard's JUMP_IF_ZERO, the `and` becomes the jump (`vm_code._threaded`).
+FIELD_EQ_C = 61  # [state, word, shift, mask, value]: push whether the field equals value
+FIELD_NE_C = 62  # [state, word, shift, mask, value]: push whether the field differs from value
+FIELD_EQ_JUMP = 63  # [state, word, shift, mask, value, address]: jump when the field differs from value (FIELD_EQ_C, JUMP_IF_ZERO)
+FIELD_EQ_AND = 64  # [state, word, shift, mask, value, address]: when the field differs, push 0 and jump (FIELD_EQ_C, AND_ELSE)
+FIELD_JUMP = 67  # [state, word, shift, mask, address]: jump when the field is zero (FIELD, JUMP_IF_ZERO)
+FIELD_AND = 68  # [state, word, shift, mask, address]: when the field is zero, push 0 and jump (FIELD, AND_ELSE)
+# A write of an effect at a constant bit offset (`vm_code._effects`): no register for the
+# offset, nor for the value when it is a constant too.
+WRITE_AT = 65  # [offset, value register, mask]
+WRITE_K = 66  # [offset, value, mask]
 
 
 @njit(cache=True)
@@ -102,6 +115,39 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
             st[sp] = (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4]
             sp += 1
             pc += 5
+        elif op == FIELD_EQ_JUMP:
+            row = s if code[pc + 1] == 0 else o
+            pc = pc + 7 if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] == code[pc + 5] else code[pc + 6]
+        elif op == FIELD_EQ_AND:
+            row = s if code[pc + 1] == 0 else o
+            if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] == code[pc + 5]:
+                pc += 7
+            else:
+                st[sp] = 0
+                sp += 1
+                pc = code[pc + 6]
+        elif op == FIELD_JUMP:
+            row = s if code[pc + 1] == 0 else o
+            pc = pc + 6 if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] != 0 else code[pc + 5]
+        elif op == FIELD_AND:
+            row = s if code[pc + 1] == 0 else o
+            if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] != 0:
+                pc += 6
+            else:
+                st[sp] = 0
+                sp += 1
+                pc = code[pc + 5]
+        elif op == FIELD_EQ_C:
+            row = s if code[pc + 1] == 0 else o
+            st[sp] = 1 if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] == code[pc + 5] else 0
+            sp += 1
+            pc += 6
+        elif op == WRITE_K:
+            _wr(out[n], code[pc + 1], code[pc + 3], code[pc + 2])
+            pc += 4
+        elif op == WRITE_AT:
+            _wr(out[n], code[pc + 1], code[pc + 3], reg[code[pc + 2]])
+            pc += 4
         elif op == PUSH:
             st[sp] = code[pc + 1]
             sp += 1
@@ -223,6 +269,11 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
         elif op == JUMP_UNLESS_ZERO:
             sp -= 1
             pc = code[pc + 1] if st[sp] != 0 else pc + 2
+        elif op == FIELD_NE_C:
+            row = s if code[pc + 1] == 0 else o
+            st[sp] = 1 if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] != code[pc + 5] else 0
+            sp += 1
+            pc += 6
         elif op == FIELDX:
             row = s if code[pc + 1] == 0 else o
             st[sp - 1] = _rd(row, code[pc + 2] + st[sp - 1] * code[pc + 3], code[pc + 4])

@@ -48,7 +48,7 @@ Value = Const | Ops
 
 def _placed(ops: list, base: int) -> list[int]:
     """`ops` at address `base`: superinstructions fused (`_fused`), marks removed, labels
-    replaced by addresses."""
+    replaced by addresses, jumps threaded (`_threaded`)."""
     ops = _fused(ops)
     at: dict[int, int] = {}
     address = base
@@ -58,14 +58,55 @@ def _placed(ops: list, base: int) -> list[int]:
             at[id(item.label)] = address
         else:
             address += 1
-    return [at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark]
+    return _threaded([at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark], base)
+
+
+# A short-circuit jump that keeps a zero, and what it becomes when it lands on a JUMP_IF_ZERO.
+_KEEPING_ZERO = {vm.AND_ELSE: vm.JUMP_IF_ZERO, vm.FIELD_EQ_AND: vm.FIELD_EQ_JUMP, vm.FIELD_AND: vm.FIELD_JUMP}
+
+
+def _threaded(code: list[int], base: int) -> list[int]:
+    """`code` with each short-circuit jump that lands on a test of the value it carries sent on
+    to where that test goes: an `and` chain's zero meeting another `and` (`vm.AND_ELSE`) or a
+    guard's JUMP_IF_ZERO, an `or` chain's non-zero meeting a JUMP_IF_ZERO (which goes on past
+    it). A guard's conjunction then jumps to the next block at its first false test, in one
+    instruction. The jumping instruction keeps its width, and the stack the same depth."""
+    code = list(code)
+    i = 0
+    while i < len(code):
+        op = code[i]
+        width = _width(code, i)
+        if op in _KEEPING_ZERO or op == vm.OR_ELSE:
+            at = i + width - 1  # the address operand is the last
+            for _ in range(len(code)):
+                target = code[at] - base
+                if not 0 <= target < len(code):
+                    break
+                landing = code[target]
+                if code[i] in _KEEPING_ZERO and landing == vm.AND_ELSE:
+                    code[at] = code[target + 1]
+                elif code[i] in _KEEPING_ZERO and landing == vm.JUMP_IF_ZERO:
+                    code[i], code[at] = _KEEPING_ZERO[code[i]], code[target + 1]
+                elif code[i] == vm.OR_ELSE and landing == vm.JUMP_IF_ZERO:
+                    code[i], code[at] = vm.JUMP_UNLESS_ZERO, code[at] + 2
+                else:
+                    break
+        i += width
+    return code
 
 
 def _fused(ops: list) -> list:
     """`ops` with each PUSH and the STORE or arithmetic after it as one instruction (`vm.SET`,
-    `vm.ADD_C`, ...): one dispatch instead of two and no stack traffic for the constant. Only
-    where no jump lands on the second (a `Mark` between them keeps them apart); a return address
-    (`vm.CALL`'s) is always the start of an instruction, which fusing leaves one."""
+    `vm.ADD_C`, ...): one dispatch instead of two and no stack traffic for the constant. Then
+    each FIELD and the comparison with a constant after it (`vm.FIELD_EQ_C`, `vm.FIELD_NE_C`),
+    and such an equality and the jump or `and` after it (`vm.FIELD_EQ_JUMP`,
+    `vm.FIELD_EQ_AND`). Only where no jump lands on the second (a `Mark` between them keeps
+    them apart); a return address (`vm.CALL`'s) is always the start of an instruction, which
+    fusing leaves one."""
+    return _field_tests(_constants(ops))
+
+
+def _constants(ops: list) -> list:
     out: list = []
     i, n = 0, len(ops)
     while i < n:
@@ -84,10 +125,42 @@ def _fused(ops: list) -> list:
                 out += [_WITH_CONSTANT[after], ops[i + 1]]
                 i += 3
                 continue
-        width = 1 + (4 + 2 * ops[i + 3] if op == vm.DISPATCH else _OPERANDS[op])
+        width = _width(ops, i)
         out += ops[i : i + width]
         i += width
     return out
+
+
+def _field_tests(ops: list) -> list:
+    out: list = []
+    i, n = 0, len(ops)
+    while i < n:
+        op = ops[i]
+        if type(op) is Mark:
+            out.append(op)
+            i += 1
+            continue
+        if op == vm.FIELD and i + 5 < n and ops[i + 5] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
+            out += [vm.FIELD_JUMP if ops[i + 5] == vm.JUMP_IF_ZERO else vm.FIELD_AND, *ops[i + 1 : i + 5], ops[i + 6]]
+            i += 7
+            continue
+        if op == vm.FIELD and i + 5 < n and ops[i + 5] in (vm.EQ_C, vm.NE_C):
+            test = [vm.FIELD_EQ_C if ops[i + 5] == vm.EQ_C else vm.FIELD_NE_C, *ops[i + 1 : i + 5], ops[i + 6]]
+            i += 7
+            if test[0] == vm.FIELD_EQ_C and i < n and ops[i] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
+                test = [vm.FIELD_EQ_JUMP if ops[i] == vm.JUMP_IF_ZERO else vm.FIELD_EQ_AND, *test[1:], ops[i + 1]]
+                i += 2
+            out += test
+            continue
+        width = _width(ops, i)
+        out += ops[i : i + width]
+        i += width
+    return out
+
+
+def _width(ops: list, i: int) -> int:
+    """How many items the instruction at `i` takes: the operation and its operands."""
+    return 1 + (4 + 2 * ops[i + 3] if ops[i] == vm.DISPATCH else _OPERANDS[ops[i]])
 
 
 def _fresh(ops: list) -> list:
@@ -689,9 +762,11 @@ class Program:
 
     def _effects(self, instance: Instance, env: dict) -> list:
         """Every write's value and offset into registers (range-checked, written twice
-        refused), then the successor: a copy of the state with the writes made."""
+        refused), then the successor: a copy of the state with the writes made. A constant
+        offset is an operand of its write (`vm.WRITE_AT`), and so is a constant value written
+        there (`vm.WRITE_K`): nothing runs for them before the copy."""
         action = instance.action
-        writes: list[tuple[int, int, int]] = []  # (offset register, value register, mask)
+        writes: list[list[int]] = []  # each write's instruction after BEGIN
         static: dict[int, str] = {}
         dynamic: list[tuple[int, str]] = []  # (offset register, slot)
         listed: list[tuple[Value, Value, str, Any, bool]] = []
@@ -706,23 +781,26 @@ class Program:
             offset, value = values[2 * k], values[2 * k + 1]
             if again:  # the same instructions placed once more: labels of their own
                 offset, value = (Ops(_fresh(v)) if isinstance(v, Ops) else v for v in (offset, value))
-            out.extend(self._value(value, elem))
-            out.extend([vm.STORE, reg])
-            value_reg = reg
-            reg += 1
+            encoded = self._value(value, elem)
             mask = (1 << self.source.layout.slots[slot].width) - 1
             if isinstance(offset, Const):
                 if offset.value in static:
                     out.append(vm.FAIL)
                     continue
                 static[offset.value] = slot
-                out.extend([vm.PUSH, offset.value, vm.STORE, reg])
-            else:
-                out.extend(offset)
-                out.extend([vm.STORE, reg])
-                dynamic.append((reg, slot))
-            writes.append((reg, value_reg, mask))
-            reg += 1
+                if len(encoded) == 2 and encoded[0] == vm.PUSH:
+                    writes.append([vm.WRITE_K, offset.value, encoded[1], mask])
+                    continue
+                out.extend([*encoded, vm.STORE, reg])
+                writes.append([vm.WRITE_AT, offset.value, reg, mask])
+                reg += 1
+                continue
+            out.extend([*encoded, vm.STORE, reg])
+            out.extend(offset)
+            out.extend([vm.STORE, reg + 1])
+            dynamic.append((reg + 1, slot))
+            writes.append([vm.WRITE, reg + 1, reg, mask])
+            reg += 2
         # Two writes meeting at run time are a modelling error, as in the compiler.
         for i, (offset_reg, slot) in enumerate(dynamic):
             others = [Ops([vm.LOAD, r]) for r, s in dynamic[:i] if s == slot] + [Ops([vm.PUSH, off]) for off, s in static.items() if s == slot]
@@ -730,8 +808,8 @@ class Program:
                 out.extend(self._differ(offset_reg, other))
         self.registers = max(self.registers, reg)
         out.append(vm.BEGIN)
-        for offset_reg, value_reg, mask in writes:
-            out.extend([vm.WRITE, offset_reg, value_reg, mask])
+        for write in writes:
+            out.extend(write)
         out.extend([vm.MOVE, instance.id])
         out.extend(subroutines)
         return out
@@ -794,9 +872,10 @@ _EFFECT = {
     vm.WRITE: (0, 0, 3), vm.MOVE: (0, 0, 1), vm.FORCED_DONE: (0, 0, 0), vm.DECIDE: (1, 0, 2), vm.KEEP: (1, 1, 3), vm.UNIT: (0, 0, 1),
     **{op: (2, 1, 0) for op in (vm.ADD, vm.SUB, vm.MUL, vm.DIV, vm.MOD, vm.EQ, vm.NE, vm.LT, vm.LE, vm.GT, vm.GE, vm.MIN, vm.MAX, vm.MIN_SKIPPING, vm.MAX_SKIPPING)},
     vm.SET: (0, 0, 2), **{op: (1, 1, 1) for op in (vm.ADD_C, vm.SUB_C, vm.MUL_C, vm.EQ_C, vm.NE_C, vm.LT_C, vm.LE_C, vm.GT_C, vm.GE_C)},
+    vm.FIELD_EQ_C: (0, 1, 5), vm.FIELD_NE_C: (0, 1, 5), vm.FIELD_EQ_JUMP: (0, 0, 6), vm.FIELD_JUMP: (0, 0, 5), vm.WRITE_AT: (0, 0, 3), vm.WRITE_K: (0, 0, 3),
 }
 # The operands of every operation the assembler emits (DISPATCH's: 4 + 2 x its count).
-_OPERANDS = {op: operands for op, (_, _, operands) in _EFFECT.items()} | {vm.RETURN: 0, vm.KEEP_RETURN: 3, vm.CALL: 4, vm.OPEN: 2, vm.AND_ELSE: 1, vm.OR_ELSE: 1}
+_OPERANDS = {op: operands for op, (_, _, operands) in _EFFECT.items()} | {vm.RETURN: 0, vm.KEEP_RETURN: 3, vm.CALL: 4, vm.OPEN: 2, vm.AND_ELSE: 1, vm.OR_ELSE: 1, vm.FIELD_EQ_AND: 6, vm.FIELD_AND: 5}
 # A PUSH followed by one of these runs as the superinstruction: the operation with the pushed constant.
 _WITH_CONSTANT = {vm.ADD: vm.ADD_C, vm.SUB: vm.SUB_C, vm.MUL: vm.MUL_C, vm.EQ: vm.EQ_C, vm.NE: vm.NE_C, vm.LT: vm.LT_C, vm.LE: vm.LE_C, vm.GT: vm.GT_C, vm.GE: vm.GE_C}
 
@@ -853,6 +932,12 @@ def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int
                 depth -= 1
                 pc += 2
                 continue
+            if op in (vm.FIELD_EQ_AND, vm.FIELD_AND):  # pushes 0 where it jumps, nothing where it goes on
+                width = _OPERANDS[op]
+                deepest = max(deepest, depth + 1)
+                work.append((code[pc + width], depth + 1))
+                pc += 1 + width
+                continue
             pops, pushes, operands = _EFFECT[op]
             assert depth >= pops, f"instruction {pc} pops an empty stack"
             depth += pushes - pops
@@ -862,6 +947,8 @@ def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int
                 continue
             if op in (vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO):
                 work.append((code[pc + 1], depth))
+            if op in (vm.FIELD_EQ_JUMP, vm.FIELD_JUMP):
+                work.append((code[pc + operands], depth))
             if op == vm.FAIL:
                 break
             pc += 1 + operands
