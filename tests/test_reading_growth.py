@@ -40,7 +40,7 @@ def test_an_odds_only_option_is_rechecked_on_the_whole_analysis():
     impact = analyse_model(load_model(ODDS), Settings())
     dark = impact.readings[0].options[0]
     assert dark.classification == "odds-shifting"
-    assert dark.reasons == ["outcome odds change (largest shift 17 percentage points (some_red)): all_black 0.5 \u2192 0.6667, some_red 0.5 \u2192 0.3333"]
+    assert dark.reasons == ["outcome odds change (largest shift 17 percentage points (all_black, some_red)): all_black 0.5 \u2192 0.6667, some_red 0.5 \u2192 0.3333"]
     check = recheck_readings([impact], Settings())[("odds", "shade", "dark")]
     assert (check.outcome, check.grown, check.classification) == (Outcome.SURVIVES, "cards 1\u21922", "odds-shifting")
     assert check.words() == "survives with cards 1\u21922 (odds-shifting there)"

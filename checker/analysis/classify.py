@@ -77,9 +77,13 @@ def _shifts(base: dict[str, float], alt: dict[str, float]) -> list[str]:
 
 
 def _largest(base: dict[str, float], alt: dict[str, float]) -> str:
-    """The largest move of one outcome's probability: "0.04 percentage points (true_draw)"."""
-    size, name = max((abs(base.get(n, 0.0) - alt.get(n, 0.0)), n) for n in set(base) | set(alt))
-    return f"{100 * size:.2g} percentage points ({name})"
+    """The largest move of one outcome's probability: "0.04 percentage points (true_draw)".
+    Outcomes whose moves are as large within `TOLERANCE` are all named (with two outcomes,
+    what one gains the other loses): which of them came out larger was the solver's rounding."""
+    moves = {n: abs(base.get(n, 0.0) - alt.get(n, 0.0)) for n in set(base) | set(alt)}
+    size = max(moves.values())
+    names = sorted(n for n, move in moves.items() if move >= size - TOLERANCE)
+    return f"{100 * size:.2g} percentage points ({', '.join(names)})"
 
 
 def _pair(a: float, b: float) -> str:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.sparse import csr_matrix, identity
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
 from checker.analysis.statespace import CHANCE, StateSpace
@@ -192,8 +193,7 @@ def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, floa
     starts = space.initial_nodes()
     if transient.size:
         q = csr_matrix((vals, (rows, cols)), shape=(transient.size, transient.size))
-        solved = splu((identity(transient.size, format="csc") - q).tocsc()).solve(absorb)
-        solved = solved.reshape(transient.size, len(names))
+        solved = absorbed(q, absorb).reshape(transient.size, len(names))
     for node in starts:
         if labels[node] is not None:
             out[labels[node]] += 1.0 / len(starts)
@@ -204,6 +204,50 @@ def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, floa
     if never > 1e-12:
         out[NEVER] = never
     return {name: p for name, p in out.items() if p > 1e-12}
+
+
+def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:
+    """X with (I - Q) X = absorb: each transient state's chance of ending in each outcome.
+
+    Solved a layer at a time instead of factoring I - Q whole (a sparse LU of a game's few
+    hundred thousand states took seconds, and most of a game's states lie on no cycle): the
+    strongly connected components of Q's moves, and each component's layer, the longest way to
+    a state whose moves all leave Q. A layer's states depend only on lower layers, so once
+    those are known its values are the absorbing moves plus the moves to solved states, divided
+    by one minus its self-loops, or, for a layer holding a cycle, solved by one LU of its own
+    (its components' blocks). The same numpy and SciPy operations with or without the compiled
+    back-end, so the odds do not depend on it."""
+    count, component = connected_components(q, directed=True, connection="strong")
+    coo = q.tocoo()
+    across = component[coo.row] != component[coo.col]
+    # the components' graph as predecessor lists: a component is ready once its successors are
+    pred = csr_matrix((np.ones(int(across.sum()), np.int32), (component[coo.col[across]], component[coo.row[across]])), shape=(count, count))
+    pred.sum_duplicates()
+    left = np.bincount(pred.indices, minlength=count)  # each component's successors not yet in a layer
+    layer = np.zeros(count, np.int64)
+    ready, depth, placed = np.flatnonzero(left == 0), 0, 0
+    while ready.size:
+        layer[ready] = depth
+        placed += ready.size
+        candidates, times = np.unique(pred[ready].indices, return_counts=True)
+        left[candidates] -= times
+        ready, depth = candidates[left[candidates] == 0], depth + 1
+    assert placed == count, "the components' graph has a cycle"
+    node_layer = layer[component]
+    order = np.argsort(node_layer, kind="stable")
+    bounds = np.searchsorted(node_layer[order], np.arange(depth + 1))
+    cyclic = np.zeros(depth, bool)
+    cyclic[node_layer[np.bincount(component, minlength=count)[component] > 1]] = True
+    self_loops = q.diagonal()
+    x = np.zeros_like(absorb)
+    for d in range(depth):
+        nodes = order[bounds[d] : bounds[d + 1]]
+        rhs = absorb[nodes] + q[nodes] @ x  # moves inside the layer meet zeros: not solved yet
+        if cyclic[d]:
+            x[nodes] = splu((identity(nodes.size, format="csc") - q[nodes][:, nodes]).tocsc()).solve(rhs)
+        else:
+            x[nodes] = rhs / (1.0 - self_loops[nodes])[:, None]
+    return x
 
 
 def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:
