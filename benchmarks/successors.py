@@ -1,6 +1,7 @@
 """The Python engine's generated code, model by model: microseconds of CPU per state.
 
     python3 benchmarks/successors.py [models/GAME ...] [--states N] [--games N]
+    python3 benchmarks/successors.py --bytecode [models/GAME ...] [--states N] [--runs N]
 
 For each concrete bundled model (default configuration), explores up to N states breadth first
 (default 100,000), then times the generated successor function over every state found and a
@@ -9,6 +10,11 @@ function is most of every Python exploration of the check, the growth re-check a
 analysis (benchmarks/README.md, "Where a cold check's time goes"); random play is the Readings
 re-check's seeded estimates. Figures are CPU time, the same states and games each run, so two
 commits compare on one machine.
+
+With `--bytecode`, the native back-end's bytecode interpreter instead (numba needed): per model,
+the successor program over every state found (from a compiled loop, so no call from Python is
+timed), the exploration without properties and with the model's whole suite; the least of
+`--runs` runs (default 5) of each, in nanoseconds a state.
 """
 
 from __future__ import annotations
@@ -27,7 +33,12 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", default=["models/showngo", "models/sms", "models/titlebelt", "models/supershow", "models/ultimate"])
     parser.add_argument("--states", type=int, default=100_000)
     parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--bytecode", action="store_true", help="the bytecode interpreter's successor program and loop instead")
+    parser.add_argument("--runs", type=int, default=5, help="--bytecode: runs of each measure; the least is shown")
     args = parser.parse_args()
+    if args.bytecode:
+        bytecode(args.paths, args.states, args.runs)
+        return
     from checker.engines.explicit import Budget, explore
     from checker.engines.simulate import simulate
     from checker.lang.compile import CompiledModel
@@ -49,6 +60,62 @@ def main() -> None:
             report = simulate(compiled, args.games, 1, 2_000)
             played = time.process_time() - started
             print(f"{model.path:<45} {len(exp.states):>8,} {1e6 * per_state:>9.2f} {report.moves / max(played, 1e-9):>9,.0f}")
+
+
+def bytecode(paths: list[str], max_states: int, runs: int) -> None:
+    """The interpreter's successor program and whole loop per bundled model (default
+    configuration): nanoseconds of CPU a state, the least of `runs`."""
+    import numpy as np
+    from numba import njit
+
+    from checker.engines.explicit import Budget
+    from checker.engines.native import engine
+    from checker.lang.compile import CompiledModel
+    from checker.lang.properties import bind, load_suite, properties_for, suite_path
+    from checker.runner import load_games
+
+    print(f"{'model':<45} {'states':>8} {'moves ns':>9} {'loop ns':>8} {'suite ns':>9}")
+    for game in load_games(paths):
+        for model in game.models:
+            if model.abstract:
+                continue
+            compiled = CompiledModel(model, model.default_config())
+            suite = load_suite(suite_path(model.path)) if os.path.isfile(suite_path(model.path)) else []
+            props = [bind(p, model) for p in properties_for(model, suite)]
+            budget = Budget(max_states=max_states)
+            exp, _ = engine.explore(compiled, [], budget, need_graph=True, bytecode=True)
+            rows = exp.rows
+            _, module, ctx = engine.build_vm(compiled, [], checks=False)
+            every = _every_state(njit, module.moves)
+            out_i = np.zeros(4096, np.int64)
+            out = np.zeros((4096, rows.shape[1]), np.int64)
+            every(rows[:1], out_i, out, ctx)
+
+            def least(measure) -> float:
+                times = []
+                for _ in range(runs):
+                    started = time.process_time()
+                    measure()
+                    times.append(time.process_time() - started)
+                return 1e9 * min(times) / len(rows)
+
+            moves = least(lambda: every(rows, out_i, out, ctx))
+            loop = least(lambda: engine.explore(compiled, [], budget, need_graph=True, bytecode=True))
+            suite = least(lambda: engine.explore(compiled, props, budget, need_graph=True, bytecode=True))
+            print(f"{model.path:<45} {len(rows):>8,} {moves:>9.0f} {loop:>8.0f} {suite:>9.0f}")
+
+
+def _every_state(njit, moves):
+    """A compiled loop running `moves` on every row (the successor program alone)."""
+
+    @njit
+    def every(rows, out_i, out, ctx):
+        total = 0
+        for i in range(rows.shape[0]):
+            total += moves(rows[i], out_i, out, ctx)
+        return total
+
+    return every
 
 
 if __name__ == "__main__":
