@@ -103,59 +103,57 @@ def _fused(ops: list) -> list:
     `vm.FIELD_EQ_AND`). Only where no jump lands on the second (a `Mark` between them keeps
     them apart); a return address (`vm.CALL`'s) is always the start of an instruction, which
     fusing leaves one."""
-    return _field_tests(_constants(ops))
+    return _rewritten(_rewritten(ops, _constant_pair), _field_test)
 
 
-def _constants(ops: list) -> list:
+def _rewritten(ops: list, fuse) -> list:
+    """`ops` with each instruction that `fuse` fuses with the ones after it (it returns the
+    superinstruction and how many items it replaces, or None) replaced; marks kept."""
     out: list = []
     i, n = 0, len(ops)
     while i < n:
-        op = ops[i]
-        if type(op) is Mark:
-            out.append(op)
+        if type(ops[i]) is Mark:
+            out.append(ops[i])
             i += 1
             continue
-        if op == vm.PUSH and i + 2 < n and type(ops[i + 2]) is not Mark:
-            after = ops[i + 2]
-            if after == vm.STORE:
-                out += [vm.SET, ops[i + 3], ops[i + 1]]
-                i += 4
-                continue
-            if after in _WITH_CONSTANT:
-                out += [_WITH_CONSTANT[after], ops[i + 1]]
-                i += 3
-                continue
+        fused = fuse(ops, i)
+        if fused is not None:
+            out += fused[0]
+            i += fused[1]
+            continue
         width = _width(ops, i)
         out += ops[i : i + width]
         i += width
     return out
 
 
-def _field_tests(ops: list) -> list:
-    out: list = []
-    i, n = 0, len(ops)
-    while i < n:
-        op = ops[i]
-        if type(op) is Mark:
-            out.append(op)
-            i += 1
-            continue
-        if op == vm.FIELD and i + 5 < n and ops[i + 5] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
-            out += [vm.FIELD_JUMP if ops[i + 5] == vm.JUMP_IF_ZERO else vm.FIELD_AND, *ops[i + 1 : i + 5], ops[i + 6]]
-            i += 7
-            continue
-        if op == vm.FIELD and i + 5 < n and ops[i + 5] in (vm.EQ_C, vm.NE_C):
-            test = [vm.FIELD_EQ_C if ops[i + 5] == vm.EQ_C else vm.FIELD_NE_C, *ops[i + 1 : i + 5], ops[i + 6]]
-            i += 7
-            if test[0] == vm.FIELD_EQ_C and i < n and ops[i] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
-                test = [vm.FIELD_EQ_JUMP if ops[i] == vm.JUMP_IF_ZERO else vm.FIELD_EQ_AND, *test[1:], ops[i + 1]]
-                i += 2
-            out += test
-            continue
-        width = _width(ops, i)
-        out += ops[i : i + width]
-        i += width
-    return out
+def _constant_pair(ops: list, i: int) -> tuple[list, int] | None:
+    """PUSH and the STORE or arithmetic after it."""
+    if ops[i] != vm.PUSH or i + 2 >= len(ops) or type(ops[i + 2]) is Mark:
+        return None
+    after = ops[i + 2]
+    if after == vm.STORE:
+        return [vm.SET, ops[i + 3], ops[i + 1]], 4
+    if after in _WITH_CONSTANT:
+        return [_WITH_CONSTANT[after], ops[i + 1]], 3
+    return None
+
+
+def _field_test(ops: list, i: int) -> tuple[list, int] | None:
+    """FIELD and the jump, `and` or comparison with a constant after it (and an equality's
+    jump or `and` after that)."""
+    n = len(ops)
+    if ops[i] != vm.FIELD or i + 5 >= n:
+        return None
+    after = ops[i + 5]
+    if after in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
+        return [vm.FIELD_JUMP if after == vm.JUMP_IF_ZERO else vm.FIELD_AND, *ops[i + 1 : i + 5], ops[i + 6]], 7
+    if after not in (vm.EQ_C, vm.NE_C):
+        return None
+    test = [vm.FIELD_EQ_C if after == vm.EQ_C else vm.FIELD_NE_C, *ops[i + 1 : i + 5], ops[i + 6]]
+    if test[0] == vm.FIELD_EQ_C and i + 7 < n and ops[i + 7] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
+        return [vm.FIELD_EQ_JUMP if ops[i + 7] == vm.JUMP_IF_ZERO else vm.FIELD_EQ_AND, *test[1:], ops[i + 8]], 9
+    return test, 7
 
 
 def _width(ops: list, i: int) -> int:
