@@ -52,16 +52,25 @@ def in_loop(props):
     return [p for p in props if p.kind in native.DECIDED_IN_LOOP]
 
 
+def stopping_natively(props):
+    """The properties a stopping run (the growth re-checks) may ask of the native loop: those it
+    decides as it explores, and the graph kinds both engines decide on the graph the run ends with."""
+    return [p for p in props if p.kind in native.DECIDED_IN_LOOP or (p.kind in ("leads-to", "can-end", "terminates") and not native.decided_early_in_python(p))]
+
+
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(models())
 def test_bytecode_stops_where_the_python_engine_does(case):
     """A run that stops once every property is decided (the growth re-checks) stops at the same
-    state natively: each property alone and all of them, under every reading."""
+    state natively, and decides the same: each property alone and all of them, under every
+    reading; also where the budget stops the run first (a graph property is then undecided in
+    both)."""
     for model, config, props in generated_configs(case):
-        props = in_loop(props)
+        props = stopping_natively(props)
         for chosen in [props, *([p] for p in props)]:
-            problems = compare(model, config, chosen, Budget(200_000, 120.0, stop_when_decided=True), bytecode=True)
-            assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
+            for budget in (Budget(200_000, 120.0, stop_when_decided=True), Budget(12, 120.0, stop_when_decided=True)):
+                problems = compare(model, config, chosen, budget, bytecode=True)
+                assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
@@ -70,19 +79,23 @@ def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
     model, props = bound_props(path)
     if model.abstract:
         pytest.skip("abstract model")
-    assert compare(model, model.default_config(), in_loop(props), Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
+    assert compare(model, model.default_config(), stopping_natively(props), Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
 
 
 def test_auto_leaves_a_stopping_run_with_other_kinds_to_python(monkeypatch):
     """The Python engine decides coverage and termination before the end of a stopping run, the
-    native loop does not: `auto` keeps such a run in Python whatever its size."""
+    native loop does not: `auto` keeps such a run in Python whatever its size. A `leads-to` (or
+    `can-end`) is decided on the graph the run ends with in both, so that run is native."""
     model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    assert any(p.kind not in native.DECIDED_IN_LOOP for p in props)
+    assert any(native.decided_early_in_python(p) for p in props)
     compiled = CompiledModel(model, model.default_config())
     exp, _ = explore_and_decide(compiled, props, Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
     assert not isinstance(exp, engine.NativeExploration)
-    exp, _ = explore_and_decide(compiled, in_loop(props), Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
-    assert isinstance(exp, engine.NativeExploration)
+    leads = [p for p in props if p.kind == "leads-to"]
+    assert leads
+    for chosen in (in_loop(props), in_loop(props) + leads):
+        exp, _ = explore_and_decide(compiled, chosen, Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
+        assert isinstance(exp, engine.NativeExploration)
 
 
 def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():

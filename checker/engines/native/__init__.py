@@ -44,9 +44,18 @@ BACKENDS = ("auto", "native", "vm", "python")
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
 # The property kinds the native loop decides as it explores: a run that stops once every property
-# is decided (`Budget.stop_when_decided`, the growth re-checks) runs natively only when it asks for
-# these alone (the Python engine also decides coverage and termination before the end).
+# is decided (`Budget.stop_when_decided`, the growth re-checks) stops early natively only when it
+# asks for these alone; with other kinds it explores on, as the Python engine does.
 DECIDED_IN_LOOP = frozenset({"invariant", "reachable", "unreachable", "after", "deadlock-free", "deterministic"})
+
+
+def decided_early_in_python(prop: BoundProperty) -> bool:
+    """Whether the Python engine decides `prop` before a stopping run's end where the native
+    loop would explore on: coverage (once every action has fired) and `terminates` without
+    `within` (a cycle among the states expanded so far). A stopping run asking for one of these
+    stays in Python, so it stops where it always did; `leads-to`, `can-end` and a bounded
+    `terminates` are decided on the graph the run ends with, in both engines alike."""
+    return prop.kind == "coverage" or (prop.kind == "terminates" and prop.prop.within is None)
 
 
 def unavailable_reason() -> str | None:
@@ -97,8 +106,8 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         if backend in ("native", "vm"):
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
-    if budget.stop_when_decided and any(p.kind not in DECIDED_IN_LOOP for p in props):
-        backend = "python"  # the Python engine also decides these before the end (coverage, a cycle found): so it stops there
+    if budget.stop_when_decided and any(decided_early_in_python(p) for p in props):
+        backend = "python"  # the Python engine decides these before the end (coverage, a cycle found): so it stops there
     bytecode = backend == "vm"
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine
