@@ -541,14 +541,22 @@ def bind_copy(prop, new_id: str):
 def test_each_group_of_kernels_takes_its_own_compile_lock(tmp_path, monkeypatch):
     """The interpreter's module holds every analysis's loop, each compiled on its first call: a
     process that compiled one loop still takes the lock for the next (else it compiled that
-    one beside another process compiling it too); a group compiled once takes no lock again."""
+    one beside another process compiling it too); a group compiled once takes no lock again.
+    A process's first group of a module also takes the module's lock, before the group's: the
+    callees every loop shares (`run`, the moves) are compiled by one process."""
     import fcntl
 
+    from checker.engines.native import compile_lock
+
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
-    monkeypatch.setattr(engine, "_WARM", set())
+    monkeypatch.setattr(compile_lock, "_WARM", set())
+    monkeypatch.setattr(compile_lock, "_STARTED", set())
     locked: list[str] = []
     monkeypatch.setattr(fcntl, "flock", lambda handle, operation: locked.append(os.path.basename(handle.name)))
     for kernels in ("space", "ends", "space", "ends", "divergence"):
         with engine.compiling("rulecheck_vm", kernels):
             pass
-    assert locked == ["rulecheck_vm.space.lock", "rulecheck_vm.ends.lock", "rulecheck_vm.divergence.lock"]
+    with engine.compiling("rulecheck_other", "space"):
+        pass
+    assert locked == ["rulecheck_vm.first.lock", "rulecheck_vm.space.lock", "rulecheck_vm.ends.lock", "rulecheck_vm.divergence.lock",
+                      "rulecheck_other.first.lock", "rulecheck_other.space.lock"]

@@ -95,12 +95,12 @@ def has_end_component(starts, targets, chance, alive):
                 source_of[filled[targets[position]]] = position
                 filled[targets[position]] += 1
     dead = np.empty(n, np.int32)  # states that lost their last option, not yet propagated
-    top = 0
+    top = np.int64(0)  # int64 from the start, as `_drop` returns it: one compilation of `_drop`
     for state in range(n):  # moves into the other states (terminal or unvisited) leave the candidates
         if alive[state]:
             for position in range(starts[state], starts[state + 1]):
                 if alive[targets[position]] == 0:
-                    top = _drop(position, chance, option, drawn, options, owner, alive, dead, top)
+                    top = _drop(np.int64(position), chance, option, drawn, options, owner, alive, dead, top)
     while top > 0:  # a state that leaves takes with it every option that can move into it
         top -= 1
         gone = dead[top]

@@ -18,8 +18,6 @@ import importlib.util
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -30,6 +28,7 @@ from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
 from checker.engines.native import DECIDED_IN_LOOP, space_store
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
+from checker.engines.native.compile_lock import compiling
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
@@ -231,42 +230,6 @@ def import_module(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-
-
-_WARM: set[tuple[str, str]] = set()  # (module, kernels) this process has compiled or loaded
-
-
-@contextmanager
-def compiling(name: str, kernels: str) -> Iterator[None]:
-    """Hold the compile lock of a module's `kernels` (a file lock in the cache directory) while
-    they are first called, which is when numba compiles them or loads its cache. Worker
-    processes (`--jobs`) that reach the same kernels at once would otherwise each compile them
-    (minutes and gigabytes for a large model): the second waits, then loads what the first
-    wrote. One lock per group of kernels (the interpreter's module holds the loops of every
-    analysis, each compiled on its first call): with one per module, a process that had
-    compiled one loop compiled the others without the lock, beside another process compiling
-    them too. Without `fcntl` (Windows) there is no lock, only the duplicated work."""
-    if (name, kernels) in _WARM:
-        yield
-        return
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        fcntl = None
-    folder = os.path.join(cache_dir(), "locks")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        handle = open(os.path.join(folder, f"{name}.{kernels}.lock"), "w")  # noqa: SIM115 - held across the yield
-    except OSError:
-        handle = None  # an unwritable cache: compile without the lock
-    try:
-        if handle is not None and fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-        _WARM.add((name, kernels))
-    finally:
-        if handle is not None:
-            handle.close()  # closing releases the lock
 
 
 def to_words(packed: int, words: int) -> list[int]:

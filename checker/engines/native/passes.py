@@ -19,8 +19,10 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Finding
 from checker.engines.native import runtime
+from checker.engines.native.compile_lock import first_call_locked
 
 
+@first_call_locked("runtime")
 def terminates(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, layer_ends: list[int], path_to: Callable[[int], list[int]], within: int | None) -> Finding:
     """`explicit.terminates`: a shallowest lasso, else the longest play against `within`."""
     n = starts.shape[0] - 1
@@ -52,6 +54,7 @@ def terminates(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, layer_en
     return Finding("holds", detail=f"longest play: {int(first.max())} steps")
 
 
+@first_call_locked("runtime")
 def leads_to(starts: np.ndarray, edges: np.ndarray, source: np.ndarray, target: np.ndarray, term: np.ndarray, path_to: Callable[[int], list[int]]) -> Finding:
     """`explicit.leads_to`, given the nodes where `from` holds (`source`) and where `to` holds
     (`target`) as byte masks."""
@@ -77,6 +80,7 @@ def leads_to(starts: np.ndarray, edges: np.ndarray, source: np.ndarray, target: 
     return Finding("fails", path + cycle[1:], shape="lasso", loop_start=len(path) - 1, note="From a state where `from` holds, play can cycle forever without `to` ever holding.")
 
 
+@first_call_locked("runtime")
 def longest_play(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, initial: list[int]) -> tuple[int | None, bool]:
     """`checker.analysis.outcomes.longest_play`: (the most steps a play from an initial node
     takes, whether some play never ends), from the termination pass."""
@@ -88,6 +92,7 @@ def longest_play(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, initia
     return (max(int(longest[n]) for n in initial) if initial else 0), False
 
 
+@first_call_locked("runtime")
 def can_end(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, path_to: Callable[[int], list[int]]) -> Finding:
     """`explicit.can_end`: the shallowest state (nodes are numbered breadth first) from which
     no terminal state can be reached."""

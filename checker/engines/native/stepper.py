@@ -35,7 +35,9 @@ class Stepper:
         self.ended: dict[int, bool] = {}  # `terminal`'s answers so far (up to `ENDS_KEPT`)
 
     def _row(self, s: int) -> np.ndarray:
-        return np.frombuffer(s.to_bytes(self.size, "little"), np.int64)
+        """`s` as a writable row: numba compiles its functions again for a read-only array
+        (`frombuffer` of bytes), and `run` is 3 to 4 CPU s of compiling."""
+        return np.frombuffer(bytearray(s.to_bytes(self.size, "little")), np.int64)
 
     def successors(self, s: int) -> list[tuple[int, int]]:
         try:
@@ -60,6 +62,17 @@ class Stepper:
             self.ended[s] = known
         return known
 
+    def warm(self, s: int) -> None:
+        """Compile (or load) the two functions on state `s`, under their compile lock: the
+        Readings re-checks step from the main process while the workers compile the loops
+        that call the same functions."""
+        with engine.compiling(self.module.__name__, "step"):
+            try:
+                self.module.terminal(self._row(s), self.ctx)
+                self.module.successors(self._row(s), self.out_i, self.out, self.ctx)
+            except engine.RUNTIME_ERRORS:
+                pass  # a modelling error there: reported in the Python engine's words when a walk meets it
+
     def _python(self) -> CompiledModel:
         if self.reference is None:
             self.reference = CompiledModel(self.model, self.config)
@@ -77,5 +90,7 @@ def attach(compiled: CompiledModel) -> CompiledModel:
             return compiled  # a value outside its slot's range: the Python engine reports it
     except (engine.NativeUnsupported, engine.NativeDeferred):
         return compiled
+    if compiled.initial:
+        stepper.warm(compiled.initial[0])
     compiled.use_functions(stepper.successors, stepper.terminal)
     return compiled

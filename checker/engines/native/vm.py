@@ -17,10 +17,15 @@ the engine then leaves the configuration to the Python engine, which reports it 
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from checker.engines.native.runtime import WORD, _rd, _wr
 
+# The `node` of a run that decides no property. An int64, not the literal 0: numba compiles a
+# function once per distinct argument types, and a literal is a type of its own (three copies
+# of `run`, 3 to 4 CPU s each, before every caller passed the same types).
+NO_NODE = np.int64(0)
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 
 # -- operations (operands in brackets) ------------------------------------------------------------
