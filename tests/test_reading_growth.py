@@ -141,3 +141,26 @@ def test_an_option_predicted_past_its_budget_is_not_explored():
     check = _whole_run(runs, dark)("cards 1\u21922", {"cards": 2})
     assert check.reason == "the option would pass 100 states (about 200: the default grows from 5 to 200)"
     assert allowance.left == 1000
+
+
+def test_a_larger_default_explored_whole_for_a_verdict_is_not_explored_again_for_its_size(monkeypatch):
+    """The larger default's whole analysis first needs its size; a verdict run that explored it
+    whole has counted it. The allowance is spent as if it ran again (what is published stays
+    the same), and the analysis is the one a fresh size run leads to."""
+    from checker.analysis import reading_growth
+    from checker.analysis.evidence import CAN_END
+
+    impact = analyse_model(load_model(ODDS), Settings())
+    label, constants = "cards 1\u21922", {"cards": 2}
+    fresh = _ModelRuns(impact, _Allowance(10_000), 1_000)
+    expected = fresh.default(label, constants)
+    runs = _ModelRuns(impact, _Allowance(10_000), 1_000)
+    side = runs.default_side(label)
+    runs.explore(side, constants, [CAN_END], label)
+    assert side.last is not None and side.last.complete
+    sizes: list[int] = []
+    real = reading_growth.decide
+    monkeypatch.setattr(reading_growth, "decide", lambda *args, **kwargs: sizes.append(args[2]) or real(*args, **kwargs))
+    assert runs.default(label, constants) == expected
+    assert sizes == []
+    assert runs.allowance.left == fresh.allowance.left - side.last.states  # the verdict run, then what the fresh one spent

@@ -299,9 +299,14 @@ class _ModelRuns:
     def default(self, label: str, constants: dict[str, Any]) -> Impact | None:
         """The larger default's whole analysis, shared by the model's lines: its size is found
         first by the cheaper exploration of `decide` (no movers, weights or solve), up to
-        `max_states` (the budget of a configuration every line needs); None past it."""
+        `max_states` (the budget of a configuration every line needs), or taken from a verdict
+        run that explored it whole; None past it."""
         if label not in self.defaults:
-            size = decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings), lazy=True), [], self.max_states, at_least=self.max_states)
+            side = self.sides.get(label)
+            whole = next((run for run in side.explored.values() if run.complete), None) if side is not None else None
+            # A verdict run of the larger default that explored it whole has counted its states:
+            # the same count as this run's (the allowance is spent alike, so the page is the same).
+            size = whole or decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings), lazy=True), [], self.max_states, at_least=self.max_states)
             self.allowance.spend(size.states)
             self.defaults[label] = self.impact(Config(constants, self.mi.baseline.readings), size.states) if size.complete else None
         return self.defaults[label]
