@@ -20,7 +20,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,10 +67,7 @@ def first_call_locked(name: str) -> Callable[[F], F]:
 
 @contextmanager
 def _file_lock(stem: str) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        fcntl = None
+    """An exclusive lock on a file of the cache's lock folder, held until the block ends."""
     folder = lock_folder()
     try:
         os.makedirs(folder, exist_ok=True)
@@ -78,9 +75,17 @@ def _file_lock(stem: str) -> Iterator[None]:
     except OSError:
         handle = None  # an unwritable cache: compile without the lock
     try:
-        if handle is not None and fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        if handle is not None:
+            _exclusive(handle)
         yield
     finally:
         if handle is not None:
             handle.close()  # closing releases the lock
+
+
+def _exclusive(handle: IO[str]) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    fcntl.flock(handle, fcntl.LOCK_EX)
