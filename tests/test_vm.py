@@ -21,7 +21,7 @@ from checker.engines import native  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
 from checker.engines.native.codegen import NativeSource  # noqa: E402
-from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth  # noqa: E402
+from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth, whole_program  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config  # noqa: E402
@@ -103,7 +103,6 @@ def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():
     program (every reading's instances) dispatches on `deck` and tests both claims before the
     draw, where the Python engine under `claim=last` tests the draw first: the moves are put in
     the Python engine's order (`engine.python_order`), so the states are numbered alike."""
-    from checker.lang.model import Config
 
     model, props = bound_props(os.path.join(HERE, "tests", "impact", "models", "lastcard", "lastcard.yaml"))
     for option in ("never", "opening", "last"):
@@ -313,19 +312,19 @@ def test_one_program_per_model_and_constants():
         programs.add(id(engine._PROGRAMS[engine.source_key(compiled, props)]))
     assert len(programs) == 1
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
-    assert len(Program(source).code) > 0
+    assert len(whole_program(source).code) > 0
 
 
 def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
-    """A program for the model's own suite is stored under `$RULECHECK_CACHE/vm/` and served to
-    the next process (here: an emptied process cache) without assembling; other constants, or an
-    edited suite, are another program; an unreadable entry is assembled again."""
+    """A program for the model's own suite is stored under `$RULECHECK_CACHE/vm/`, with the
+    program of its moves it continues, and served to the next process (here: an emptied
+    process cache) without assembling; other constants are two other programs, an edited suite
+    one more (the moves are the same); an unreadable entry is assembled again."""
     import shutil
 
     import numpy as np
 
     from checker.engines.native import vm_code
-    from checker.lang.model import Config
 
     shutil.copytree(os.path.join(HERE, "models", "titlebelt"), tmp_path / "game" / "models" / "titlebelt")
     (tmp_path / "game" / "properties").mkdir()
@@ -337,72 +336,70 @@ def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
     compiled = CompiledModel(model, model.default_config(), lazy=True)
     _, _, first = engine.build_vm(compiled, [])
     stored = list((tmp_path / "cache" / "vm").iterdir())
-    assert len(stored) == 1
+    assert len(stored) == 2
     with monkeypatch.context() as patch:
         patch.setattr(engine, "_PROGRAMS", {})
-        patch.setattr(vm_code.Program, "__init__", lambda self, source: pytest.fail("assembled again"))
+        patch.setattr(vm_code.Program, "__init__", lambda self, *args: pytest.fail("assembled again"))
         _, _, again = engine.build_vm(compiled, [])
     assert all(np.array_equal(x, y) for x, y in zip(first, again))
-    stored[0].write_bytes(b"not a program")
+    for entry in stored:
+        entry.write_bytes(b"not a program")
     monkeypatch.setattr(engine, "_PROGRAMS", {})
     _, _, rebuilt = engine.build_vm(compiled, [])
     assert all(np.array_equal(x, y) for x, y in zip(first, rebuilt))
     engine.build_vm(CompiledModel(model, Config({**compiled.config.constants, "n_foreign": 3}, compiled.config.readings), lazy=True), [])
-    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 2
+    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 4
     suite.write_text(suite.read_text() + "# edited\n")
     monkeypatch.setattr(engine, "_PROGRAMS", {})
     engine.build_vm(compiled, [])
-    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 3
+    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 5
 
 
-def test_a_loop_that_decides_no_property_takes_the_suites_program_or_one_without_it(tmp_path, monkeypatch):
-    """`build_vm(..., checks=False)` (the searches, the impact analysis, simulation): with no
-    program of the model's suite in the process or on disk, a program without the suite's
-    predicates is assembled (and stored); once the suite's program exists it is taken instead;
-    both give the same moves, states and outcomes."""
+def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_it(tmp_path, monkeypatch):
+    """`build_vm(..., checks=False)` (the searches, the impact analysis, simulation) takes the
+    program of the moves alone; the check matrix's program is that program with the suite's
+    predicates placed after it: its code, tables and entry points for the moves are the same,
+    the moves are assembled once for both (also when the suite's program is asked first, or by
+    another process: both are stored), and both give the same moves, states and outcomes."""
+    import numpy as np
+
     from checker.analysis import statespace_native
-    from checker.engines.native import program_cache
+    from checker.engines.native import program_cache, vm_code
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(engine, "_PROGRAMS", {})
     model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
     compiled = CompiledModel(model, model.default_config(), lazy=True)
+    assembled: list[bool] = []
+    real = vm_code.Program.__init__
+    monkeypatch.setattr(vm_code.Program, "__init__", lambda self, source, limit=None, moves=None: assembled.append(moves is None) or real(self, source, limit, moves))
     source, _, _ = engine.build_vm(compiled, [], checks=False)
-    assert source.props == [] and props
-    light = engine._PROGRAMS[engine._key(model, compiled.config, [])]
-    assert program_cache.stored(model, compiled.config, []) is not None
-    assert program_cache.stored(model, compiled.config, [p.id for p in engine.generated_props(compiled, [])]) is None
+    assert source.props == [] and props and assembled == [True]
     without = statespace_native.explore_space(compiled, 10**6, 600)
-    engine.build_vm(compiled, props)  # the check matrix: the suite's program
+    engine.build_vm(compiled, props)  # the check matrix
+    assert assembled == [True, False]  # the predicates only
+    moves = engine._PROGRAMS[engine._key(model, compiled.config, [])]
     suite = engine._PROGRAMS[engine.source_key(compiled, props)]
-    assert len(suite.code) > len(light.code)
-    source, _, _ = engine.build_vm(compiled, [], checks=False)
-    assert source.props  # taken from this process
+    at = int(moves.entries[3])
+    assert np.array_equal(suite.code[: len(moves.code)], moves.code) and len(suite.code) > len(moves.code)
+    assert np.array_equal(suite.tables[: len(moves.tables)], moves.tables)
+    kept = [0, 1, *range(6, at)]  # all but where the properties' programs start
+    assert np.array_equal(suite.entries[kept], moves.entries[kept])
+    assert program_cache.stored(model, compiled.config, []) is not None
+    assert program_cache.stored(model, compiled.config, [p.id for p in engine.generated_props(compiled, props)]) is not None
     monkeypatch.setattr(engine, "_PROGRAMS", {})
+    engine.build_vm(compiled, props)
     source, _, _ = engine.build_vm(compiled, [], checks=False)
-    assert source.props and engine.source_key(compiled, []) in engine._PROGRAMS  # taken from the disk
-    with_suite = statespace_native.explore_space(compiled, 10**6, 600)
-    assert without.complete and without.states == with_suite.states
-    assert (without.targets, without.instances, without.movers, without.weights, without.terminal) == (with_suite.targets, with_suite.instances, with_suite.movers, with_suite.weights, with_suite.terminal)
-
-
-def test_a_whole_check_assembles_the_suites_program_for_a_models_own_constants(tmp_path, monkeypatch):
-    """In a whole check (spaces shared: the matrix explores every model's own constants next)
-    a loop that decides no property assembles the suite's program for the model's own constants
-    (the matrix then reads it from disk) and the lighter one for other constants."""
-    from checker.engines.native import program_cache, space_store
-
-    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
+    assert assembled == [True, False] and source.props == []  # both from the disk
     monkeypatch.setattr(engine, "_PROGRAMS", {})
-    model, _ = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
-    own = CompiledModel(model, model.default_config(), lazy=True)
-    name, constant = next((n, c) for n, c in model.constants.items() if isinstance(c.default, int))
-    other = CompiledModel(model, Config({**own.config.constants, name: constant.default + 1}, own.config.readings), lazy=True)
-    with space_store.sharing():
-        assert engine.build_vm(own, [], checks=False)[0].props
-        assert program_cache.stored(model, own.config, [p.id for p in engine.generated_props(own, [])]) is not None
-        assert engine.build_vm(other, [], checks=False)[0].props == []
-    assert engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), [], checks=False)[0].props  # on disk now, outside a check too
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "other"))
+    engine.build_vm(compiled, props)  # the suite's program first: the moves' is assembled and stored on the way
+    assert assembled == [True, False, True, False]
+    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    engine.build_vm(compiled, [], checks=False)
+    assert assembled == [True, False, True, False]
+    with_suite = engine.explore(compiled, props, Budget(10**6, 600.0), bytecode=True)[0]
+    assert without.complete and without.size == len(with_suite.rows)
 
 
 def test_cli_vm_backend_checks_a_game(tmp_path):
@@ -437,10 +434,10 @@ def test_assembly_honours_the_budget_on_aggregate_terms(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "_PROGRAMS", {})
     model, props = bound_props(write_game(str(tmp_path), "budgeted", BUDGETED, "- {id: p, kind: invariant, expr: 'sum(1 for a in big for b in big) > 0'}\n"))
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
-    needed = Program(source).bytecode().terms
+    needed = whole_program(source).terms
     assert needed == 1600
     with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
-        Program(source, WorkLimit(needed - 1, float("inf")))
+        whole_program(source, WorkLimit(needed - 1, float("inf")))
     engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), props)  # assembled without a budget
     small = CompiledModel(model, model.default_config(), WorkLimit(needed - 1, float("inf")), lazy=True)
     with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
@@ -526,9 +523,9 @@ def test_repeated_subexpressions_are_computed_once_where_they_run(tmp_path, monk
     model, props = bound_props(path)
     assert compare(model, model.default_config(), props, bytecode=True) == []
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
-    shared = Program(source).bytecode()
+    shared = whole_program(source)
     monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
-    plain = Program(source).bytecode()
+    plain = whole_program(source)
     assert plain.registers == 4  # the values of `add`'s four writes (their offsets are constants: operands of the writes)
     assert shared.registers > plain.registers  # and the shared values and their stamps
 

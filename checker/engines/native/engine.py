@@ -322,33 +322,17 @@ def vm_source() -> str:
 def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool = True) -> tuple[NativeSource, ModuleType, tuple]:
     """The bytecode interpreter's module (one for every model, compiled once per machine), this
     configuration's generator (its instance numbers) and the program's inputs. The program is
-    assembled once per model and constants in a process (readings are a run-time input), and one
-    for the model's own suite once per machine (`program_cache`).
+    assembled once per model and constants in a process (readings are a run-time input), and
+    once per machine for the model's own suite (`program_cache`).
 
     A loop that decides no property (the searches, the impact analysis's exploration, the
-    simulation: `checks` False) runs only the moves, the end and the outcome: it takes the
-    suite's program when this process or the disk cache holds it, else a program without the
-    suite's predicates (which were four fifths of Ultimate's three-player program: 2.0 against
-    0.4 CPU s), also kept on disk. The moves are the same code in both. In a whole check
-    (`space_store.sharing_now`) a model's own constants get the suite's program at once: the
-    check matrix explores them with it next, and assembling both was 7 CPU s of a cold check."""
-    from checker.engines.native import program_cache
-
-    if not checks and source_key(compiled, props) not in _PROGRAMS:
-        suite = generated_props(compiled, props)
-        own = suite is _SUITES.get((compiled.model.path, compiled.model.id))
-        stored = program_cache.stored(compiled.model, compiled.config, [p.id for p in suite]) if own else None
-        if stored is not None:
-            _PROGRAMS[source_key(compiled, props)] = stored
-        elif not (own and _matrix_follows(compiled)):
-            return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, []), _key(compiled.model, compiled.config, []))
+    simulation: `checks` False) runs the program of the moves, the end and the outcome alone;
+    a loop that decides properties, that program with their predicates placed after it
+    (`vm_code.Program`): the moves are assembled once for both (a cold check assembled both
+    whole for a third of the larger games the re-checks explore, 9 CPU s)."""
+    if not checks:
+        return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, []), _key(compiled.model, compiled.config, []))
     return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props)), source_key(compiled, props))
-
-
-def _matrix_follows(compiled: CompiledModel) -> bool:
-    """Whether the check matrix of this run explores this model and constants too: a run that
-    shares its spaces is a whole check, whose matrix explores every model's own constants."""
-    return space_store.sharing_now() and compiled.config.constants == compiled.model.default_config().constants
 
 
 def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[NativeSource, ModuleType, tuple]:
@@ -357,13 +341,26 @@ def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[N
 
     limit = compiled.limit
     if key not in _PROGRAMS:
+        moves = _moves_program(compiled)  # the program itself when `source` has no properties
         if source.props and source.props is not _SUITES.get((compiled.model.path, compiled.model.id)):
-            _PROGRAMS[key] = _assembled(source, limit)  # properties from elsewhere: the disk cache's key does not cover them
-        else:
-            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source, limit))
+            _PROGRAMS[key] = _assembled(source, limit, moves)  # properties from elsewhere: the disk cache's key does not cover them
+        elif source.props:
+            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source, limit, moves))
     if limit is not None:
         limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
     return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+
+
+def _moves_program(compiled: CompiledModel) -> Bytecode:
+    """The program of a model and constants without properties, from this process, the disk
+    cache or assembled."""
+    from checker.engines.native import program_cache
+
+    key = _key(compiled.model, compiled.config, [])
+    if key not in _PROGRAMS:
+        source = NativeSource(compiled.model, compiled.config, compiled, [])
+        _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [], lambda: _assembled(source, compiled.limit))
+    return _PROGRAMS[key]
 
 
 class VmLoop(NamedTuple):
@@ -413,13 +410,14 @@ def _python_order(source: NativeSource, compiled: CompiledModel) -> list[int]:
     return [place.get(python_id, len(python)) for python_id in source.python_ids] or [0]
 
 
-def _assembled(source: NativeSource, limit: WorkLimit | None) -> Bytecode:
-    """The program, assembled within the budget's bound on unrolled aggregate terms and its
-    deadline (`OutOfBudget` past them, as the Python emitter raises)."""
+def _assembled(source: NativeSource, limit: WorkLimit | None, moves: Bytecode | None = None) -> Bytecode:
+    """The program of the moves, or (given it) `source`'s predicates after it, assembled within
+    the budget's bound on unrolled aggregate terms and its deadline (`OutOfBudget` past them,
+    as the Python emitter raises)."""
     from checker.engines.native.vm_code import Program
 
     try:
-        return Program(source, limit).bytecode()
+        return Program(source, limit, moves).bytecode()
     except (KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
 

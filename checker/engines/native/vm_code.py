@@ -533,6 +533,13 @@ def _chain_of(expr: Binary) -> list[Expr]:
 
 
 
+def whole_program(source: NativeSource, limit: WorkLimit | None = None) -> Bytecode:
+    """`source`'s program in one go: the moves, then its properties' predicates after them
+    (the engine assembles the two apart, to keep and share the moves: `engine.build_vm`)."""
+    moves = Program(source, limit).bytecode()
+    return Program(source, limit, moves).bytecode() if source.props else moves
+
+
 @dataclass(frozen=True)
 class Bytecode:
     """An assembled program: instructions, constant tables and entry points (read-only, shared
@@ -545,6 +552,7 @@ class Bytecode:
     registers: int
     words: int
     terms: int  # the most terms of an aggregate it unrolled: a budget below it refuses the program
+    writes: int  # the registers the writes use: the shared values' come after them
 
     def context(self, readings: list[int], order: list[int]) -> tuple:
         """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
@@ -571,15 +579,54 @@ class Bytecode:
 class Program:
     """One model configuration's bytecode, whatever its readings (a run-time input): the
     successor program, the terminal condition and the property predicates in one array, the
-    constant tables they index, and the entry points `vm_module.py.txt` reads (`entries`)."""
+    constant tables they index, and the entry points `vm_module.py.txt` reads (`entries`).
 
-    def __init__(self, source: NativeSource, limit: WorkLimit | None = None) -> None:
+    The moves come first (the successor program, the terminal condition, the outcome, each
+    instance's mover and weight), the property predicates after them. Without `moves` the
+    program is the moves alone (`source`'s properties aside); with the moves' program, it is
+    that program with `source`'s predicates placed after it: so a loop that decides no
+    property and the check matrix share the moves, assembled once (the moves are most of a
+    program: a suite's predicates add a tenth on most bundled models)."""
+
+    def __init__(self, source: NativeSource, limit: WorkLimit | None = None, moves: Bytecode | None = None) -> None:
         self.source = source
         self.asm = Assembler(source, limit)
         self.code: list = []  # integers, and the shared values' registers until `bytecode` numbers them
-        self.registers = 0
+        self.registers = 0  # the writes' registers
+        self.depth = 0
+        self.continued_registers = 0  # the registers of the moves' program this one continues
+        if moves is None:
+            self._moves()
+        else:
+            self._properties(moves)
+
+    def _moves(self) -> None:
+        source = self.source
         successors = self._place(self._successors())
         terminal = self.expression(source.model.terminal)
+        outcome = self.expression(source.model.outcome) if source.model.outcome is not None else -1
+        movers = [self._mover(inst) for inst in source.instances]
+        weights = [self._weight(inst) for inst in source.instances]
+        checks = self._place([vm.RETURN])  # no property
+        entries = [successors, terminal, checks, 0, 0, 0, outcome, max(len(source.instances), 1), 0, 0]
+        entries[8] = len(entries)
+        entries += movers
+        entries[9] = len(entries)
+        entries += weights
+        entries[3] = len(entries)
+        entries += [0] * (len(source.instances) + 1)  # no `after` property of any instance
+        entries[4] = entries[5] = len(entries)
+        self.entries = entries
+        self.depth = stack_depth(self.code, [successors, terminal, checks, *(e for e in [outcome, *movers, *weights] if e >= 0)])
+
+    def _properties(self, moves: Bytecode) -> None:
+        """`source`'s predicates after the program of the moves: its code, tables, registers
+        and unrolled terms continued, its entries but for the properties' kept."""
+        source = self.source
+        self.code = moves.code.tolist()
+        self.asm.tables = moves.tables.tolist()
+        self.asm.terms = moves.terms
+        self.registers = moves.writes
         checks = self._place(self._state_checks())
         base = len(source.state_props)
         after: dict[int, list[tuple[int, int]]] = {}
@@ -588,15 +635,8 @@ class Program:
                 if inst.action.name == prop.action:
                     after.setdefault(inst.id, []).append((base + j, self.expression(prop.expr, source.encoded_params(inst))))
         leads = [(self.expression(p.source), self.expression(p.target)) for p in source.leads]
-        outcome = self.expression(source.model.outcome) if source.model.outcome is not None else -1
-        movers = [self._mover(inst) for inst in source.instances]
-        weights = [self._weight(inst) for inst in source.instances]
-        entries = [successors, terminal, checks, 0, 0, 0, outcome, max(len(source.instances), 1), 0, 0]
-        entries[8] = len(entries)
-        entries += movers
-        entries[9] = len(entries)
-        entries += weights
-        entries[3] = len(entries)
+        entries = moves.entries.tolist()[: int(moves.entries[3])]
+        entries[2] = checks
         ranges = [0]
         for inst in source.instances:
             ranges.append(ranges[-1] + len(after.get(inst.id, ())))
@@ -606,7 +646,8 @@ class Program:
         entries[5] = len(entries)
         entries += [x for pair in leads for x in pair]
         self.entries = entries
-        self.depth = stack_depth(self.code, [successors, terminal, checks, *(e for e in [outcome, *movers, *weights] if e >= 0), *(e for pairs in after.values() for _, e in pairs), *(e for pair in leads for e in pair)])
+        self.depth = max(moves.depth, stack_depth(self.code, [checks, *(e for pairs in after.values() for _, e in pairs), *(e for pair in leads for e in pair)]))
+        self.continued_registers = moves.registers
 
     def _place(self, ops: list) -> int:
         base = len(self.code)
@@ -655,8 +696,9 @@ class Program:
         tables = self.asm.tables or [0]
         base = self.registers
         code = [register_at(item, base) if type(item) is Reg else item for item in self.code]
-        registers = base + registers_needed(self.asm.registers)
-        return Bytecode(np.array(code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, registers, self.source.words, self.asm.terms)
+        registers = max(base + registers_needed(self.asm.registers), self.continued_registers)
+        return Bytecode(np.array(code, np.int64), np.array(tables, np.int64), np.array(self.entries, np.int64), self.depth, registers, self.source.words,
+                        self.asm.terms, base)
 
     # -- successors ---------------------------------------------------------------------------
     def _successors(self) -> list:
