@@ -92,13 +92,6 @@ def changes(before: State, after: State, piles: dict[str, str] | None = None) ->
     return out
 
 
-def _matching(moves: list[Transition], post: State, action: str | None = None) -> Transition | None:
-    for move in moves:
-        if move.post == post and (action is None or move.action == action):
-            return move
-    return None
-
-
 def replay_path(model: Model, config: Config, states: list[State], actions: list[str | None] | None = None) -> list[Step]:
     """Steps along a path of readable states, each checked by the interpreter."""
     interp = shared_interpreter(model, config)
@@ -106,9 +99,8 @@ def replay_path(model: Model, config: Config, states: list[State], actions: list
         raise ReplayMismatch("the trace's first state is not an initial state of the model")
     steps = []
     for i, (pre, post) in enumerate(zip(states, states[1:])):
-        moves = interp.transitions(pre)
         wanted = actions[i] if actions else None
-        move = _matching(moves, post, wanted)
+        move = interp.move_to(pre, post, wanted)
         if move is None:
             raise ReplayMismatch(f"step {i + 1}: no enabled transition leads from the previous state to the next (action {wanted or '?'})")
         steps.append(make_step(interp, move, pre))

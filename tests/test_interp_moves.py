@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from checker.errors import ModellingError
 from checker.lang import interp as interp_module
 from checker.lang.build import load_model
 from checker.lang.interp import SHARED_KEPT, Interpreter, shared_interpreter
+from tests.test_engines_agree import models
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(HERE, "models", "titlebelt", "two-player.yaml")
@@ -87,3 +89,46 @@ def test_one_interpreter_per_configuration_among_the_last_few():
     for value in range(SHARED_KEPT):
         shared_interpreter(model, type(base)({**base.constants, "__probe__": value}, base.readings))
     assert shared_interpreter(model, base) is not first  # pushed out by the others
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@given(models())
+def test_a_replay_finds_the_first_move_the_full_list_gives(case):
+    """`move_to`, what a replay asks at each step, works out the moves only up to the one
+    taken: it gives the first of `transitions` leading to a state (by an action, when one is
+    named), and None for a state no legal move leads to, such as one only a players' move
+    reaches while a forced rule is enabled. On random models: forced rules, chance weights
+    that may be zero, parameters, actions that exist under one reading only."""
+    import tempfile
+
+    from hypothesis import assume
+
+    from checker.errors import RulecheckError
+    from tests.symbolic_support import write_game
+
+    model_yaml, props_yaml = case
+    with tempfile.TemporaryDirectory() as root:
+        try:
+            model = load_model(write_game(root, "random", model_yaml, props_yaml))
+        except RulecheckError:
+            assume(False)
+        config = model.default_config()
+        full, lazy = Interpreter(model, config), Interpreter(model, config)
+        seen: list = []
+        frontier = list(full.initial_states())
+        while frontier and len(seen) < 60:
+            state = frontier.pop(0)
+            if state in seen:
+                continue
+            seen.append(state)
+            try:
+                moves = full.transitions(state)
+                every = [] if full.terminal(state) else full._moves(full.active_actions(), state)  # forced or not
+            except ModellingError:
+                continue
+            asked = [(post, action) for post in [m.post for m in every] + [state] for action in [None, *{m.action for m in every}]]
+            expected = [next((m for m in moves if m.post == post and action in (None, m.action)), None) for post, action in asked]
+            assert [lazy.move_to(state, post, action) for post, action in asked] == expected
+            lazy.transitions(state)
+            assert [lazy.move_to(state, post, action) for post, action in asked] == expected  # read from the moves kept
+            frontier.extend(m.post for m in moves)

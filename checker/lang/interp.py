@@ -238,6 +238,47 @@ class Interpreter:
                 self._moves_of[key] = known
         return list(known)
 
+    def move_to(self, state: State, post: State, action: str | None = None) -> Transition | None:
+        """The first of `transitions(state)` leading to `post` (by `action`, when given), found
+        without working out the moves after it: a replay asks this at every step of a trace,
+        and needs only the moves up to the one taken (the same moves in the same order: the
+        forced rules first, and the others only when no forced rule is enabled). A state whose
+        moves were asked before is read from what `transitions` kept."""
+        known = self._moves_of.get(freeze(state))
+        if known is not None:
+            return next((m for m in known if m.post == post and (action is None or m.action == action)), None)
+        if self.terminal(state):
+            return None
+        actions = self.active_actions()
+        found, forced_enabled = self._first_move([a for a in actions if a.by == "rules"], state, post, action)
+        if found is not None or forced_enabled:
+            return found
+        return self._first_move([a for a in actions if a.by != "rules"], state, post, action)[0]
+
+    def _first_move(self, actions: list[Action], state: State, post: State, action: str | None) -> tuple[Transition | None, bool]:
+        """`_moves`' first move of `actions` leading to `post` (by `action`), and whether any
+        of them is enabled."""
+        enabled = False
+        for candidate in actions:
+            bindings = self._bindings.get(candidate.name)
+            if bindings is None:
+                bindings = self._bindings[candidate.name] = candidate.param_bindings()
+            for params in bindings:
+                try:
+                    if not self.enabled(candidate, params, state):
+                        continue
+                    enabled = True
+                    if action is not None and candidate.name != action:
+                        continue
+                    moved = self.apply(candidate, params, state)
+                    if moved == post:
+                        return Transition(candidate.name, tuple(params.items()), self.actor(candidate, params, state), moved), True
+                except ModellingError as exc:
+                    if exc.action is None:
+                        exc.action, exc.params = candidate.name, dict(params)
+                    raise
+        return None, enabled
+
     def _transitions(self, state: State) -> list[Transition]:
         if self.terminal(state):
             return []
