@@ -32,41 +32,14 @@ from tests.test_native import BUNDLED, EXAMPLES, HERE, compare, configs, generat
 
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(models())
-def test_bytecode_agrees_on_random_models(case):
-    for model, config, props in generated_configs(case, "\n- {id: ends-reachable, kind: can-end}"):
-        problems = compare(model, config, props, bytecode=True)
-        assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
-
-
-@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
-def test_bytecode_agrees_on_bundled_models(path):
-    """Every bundled model, default configuration and its whole property suite, the first
-    40,000 states (a layer or more past where most of them fork into their variants)."""
-    model, props = bound_props(path)
-    if model.abstract:
-        pytest.skip("abstract model")
-    assert compare(model, model.default_config(), props, Budget(40_000, 600.0), bytecode=True) == []
-
-
-def in_loop(props):
-    return [p for p in props if p.kind in native.DECIDED_IN_LOOP]
-
-
-def stopping_natively(props):
-    """The properties a stopping run (the growth re-checks) may ask of the native loop: those it
-    decides as it explores, and the graph kinds both engines decide on the graph the run ends with."""
-    return [p for p in props if p.kind in native.DECIDED_IN_LOOP or (p.kind in ("leads-to", "can-end", "terminates") and not native.decided_early_in_python(p))]
-
-
-@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(models())
 def test_bytecode_stops_where_the_python_engine_does(case):
     """A run that stops once every property is decided (the growth re-checks) stops at the same
     state natively, and decides the same: each property alone and all of them, under every
     reading; also where the budget stops the run first (a graph property is then undecided in
-    both)."""
-    for model, config, props in generated_configs(case):
-        props = stopping_natively(props)
+    both). Coverage and an unbounded `terminates` are decided at layers' ends (`layer_checks`),
+    the first as every action has fired, the second by a cycle among the expanded states,
+    looked for as the states double and where the run stops (the small budget stops it there)."""
+    for model, config, props in generated_configs(case, "\n- {id: fired, kind: coverage}"):
         for chosen in [props, *([p] for p in props)]:
             for budget in (Budget(200_000, 120.0, stop_when_decided=True), Budget(12, 120.0, stop_when_decided=True)):
                 problems = compare(model, config, chosen, budget, bytecode=True)
@@ -75,27 +48,67 @@ def test_bytecode_stops_where_the_python_engine_does(case):
 
 @pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
 def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
-    """Every bundled model's properties the loop decides, in one run that stops once they are."""
+    """Every bundled model's whole suite, in one run that stops once every property is decided
+    (the growth re-checks' runs; a `terminates` or coverage decided at a layer's end)."""
     model, props = bound_props(path)
     if model.abstract:
         pytest.skip("abstract model")
-    assert compare(model, model.default_config(), stopping_natively(props), Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
+    assert compare(model, model.default_config(), props, Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
 
 
-def test_auto_leaves_a_stopping_run_with_other_kinds_to_python(monkeypatch):
-    """The Python engine decides coverage and termination before the end of a stopping run, the
-    native loop does not: `auto` keeps such a run in Python whatever its size. A `leads-to` (or
-    `can-end`) is decided on the graph the run ends with in both, so that run is native."""
-    model, props = bound_props(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
-    assert any(native.decided_early_in_python(p) for p in props)
-    compiled = CompiledModel(model, model.default_config())
-    exp, _ = explore_and_decide(compiled, props, Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
-    assert not isinstance(exp, engine.NativeExploration)
-    leads = [p for p in props if p.kind == "leads-to"]
-    assert leads
-    for chosen in (in_loop(props), in_loop(props) + leads):
-        exp, _ = explore_and_decide(compiled, chosen, Budget(200_000, 60.0, stop_when_decided=True), None, True, "auto")
-        assert isinstance(exp, engine.NativeExploration)
+LOOPS = """game: Loops
+id: loops
+players: [ann]
+state:
+  x: "int[0..20]"
+  y: "int[0..1]"
+init: {x: 0, y: 0}
+terminal: "x == 20"
+actions:
+  up:
+    by: ann
+    when: "x < 20"
+    do: {x: "x + 1"}
+    rule: c-1
+  toggle:
+    by: ann
+    when: "x == 5"
+    do: {y: "1 - y"}
+    rule: c-1
+  back:
+    by: ann
+    when: "x == 10"
+    do: {x: 0}
+    rule: c-1
+clauses:
+  c-1: {at: "1", says: "A rule."}
+"""
+
+
+@pytest.mark.parametrize("kinds, look, budget, stops", [
+    ("coverage", 4096, 200_000, "every property decided"),  # every action fired by a layer's end: decided there
+    ("terminates", 2, 200_000, "every property decided"),  # a cycle found as the states double
+    ("terminates", 4096, 9, "state budget of 9 reached"),  # a cycle found where the budget stops the run
+    ("coverage terminates invariant", 2, 200_000, "every property decided"),
+])
+def test_a_stopping_run_decides_coverage_and_cycles_at_layers_ends_natively(tmp_path, monkeypatch, kinds, look, budget, stops):
+    """Coverage and an unbounded `terminates` are decided where the Python engine decides them
+    in a run that stops once every property is decided (`layer_checks`): at the end of the
+    layer where every action has fired, at a layer's end once the states have doubled since
+    the last look for a cycle, and where the budget stops the run. The same states, stop and
+    findings natively; `auto` runs such a run natively."""
+    from checker.engines import explicit
+
+    monkeypatch.setattr(explicit, "CYCLE_LOOK_STATES", look)
+    props_yaml = "- {id: fired, kind: coverage}\n- {id: ends, kind: terminates}\n- {id: small, kind: invariant, expr: 'x <= 3'}\n"
+    model, props = bound_props(write_game(str(tmp_path), "loops", LOOPS, props_yaml))
+    chosen = [p for p in props if p.kind in kinds.split()]
+    run = Budget(budget, 60.0, stop_when_decided=True)
+    assert compare(model, model.default_config(), chosen, run, bytecode=True) == []
+    exp, findings = explore_and_decide(CompiledModel(model, model.default_config()), chosen, run, None, True, "auto")
+    assert isinstance(exp, engine.NativeExploration) and exp.stopped_by == stops
+    assert len(exp.states) < 42  # stopped before the whole game (21 values of x, 2 of y)
+    assert all(findings[p.id].status == ("holds" if p.kind == "coverage" else "fails") for p in chosen)
 
 
 def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():

@@ -49,15 +49,6 @@ _NOTICES: set[str] = set()
 DECIDED_IN_LOOP = frozenset({"invariant", "reachable", "unreachable", "after", "deadlock-free", "deterministic"})
 
 
-def decided_early_in_python(prop: BoundProperty) -> bool:
-    """Whether the Python engine decides `prop` before a stopping run's end where the native
-    loop would explore on: coverage (once every action has fired) and `terminates` without
-    `within` (a cycle among the states expanded so far). A stopping run asking for one of these
-    stays in Python, so it stops where it always did; `leads-to`, `can-end` and a bounded
-    `terminates` are decided on the graph the run ends with, in both engines alike."""
-    return prop.kind == "coverage" or (prop.kind == "terminates" and prop.prop.within is None)
-
-
 def unavailable_reason() -> str | None:
     """Why the native back-end cannot run on this installation (None when it can)."""
     from importlib.util import find_spec
@@ -106,8 +97,6 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         if backend in ("native", "vm"):
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
-    if budget.stop_when_decided and any(decided_early_in_python(p) for p in props):
-        backend = "python"  # the Python engine decides these before the end (coverage, a cycle found): so it stops there
     bytecode = backend == "vm"
     if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
         from checker.engines.native import engine

@@ -29,6 +29,7 @@ from checker.engines.graph import CSRGraph
 from checker.engines.native import DECIDED_IN_LOOP, space_store
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.engines.native.compile_lock import compiling
+from checker.engines.native.layer_checks import LayerChecks
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from checker.engines.native.vm_code import Bytecode
 
 CHUNK = 1 << 16  # states expanded between two looks at the clock
-STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL, STATUS_DECIDED = 1, 2, 4, 5
+STATUS_COMPLETE, STATUS_BUDGET, STATUS_FULL, STATUS_DECIDED, STATUS_LAYER = 1, 2, 4, 5, 6
 INITIAL_CAPACITY = 1 << 26  # states reserved up front (address space only, until used); more grows the arrays
 INITIAL_TABLE = 1 << 16  # slots of the visited table at first; it doubles to stay at most three quarters full
 RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compiled helpers raise
@@ -482,6 +483,8 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     meta[13] = 1 if need_graph else 0
     meta[14] = budget.max_states
     meta[15] = 1 if budget.stop_when_decided and all(p.kind in DECIDED_IN_LOOP for p in props) else 0
+    layers = LayerChecks(compiled, source, props, need_graph) if budget.stop_when_decided else None
+    meta[16] = 1 if layers is not None and layers.open() else 0
     try:
         with compiling(module.__name__, "explore"):  # the first calls compile (or load numba's cache)
             module.seed(meta, states, parent, table, initial, status, where, rd)
@@ -517,7 +520,18 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             if need_graph and meta[2] + ni > edges.shape[0]:
                 edges = _grown(edges, int(meta[2]), int(meta[2]) + ni)
             continue
-        if code != 0:
+        if code == STATUS_LAYER:
+            assert layers is not None
+            n, i = int(meta[0]), int(meta[1])
+            layers.at_layer(n, i, fired, (starts, edges, term), layer_ends[: int(meta[3])], parent)
+            if not layers.open():
+                meta[16] = 0
+                meta[15] = 1 if layers.rest_in_loop else 0  # the loop stops once its own properties are decided too
+                if layers.rest_in_loop and meta[11] == 0 and meta[12] == 0 and (status != 0).all():
+                    code = STATUS_DECIDED  # as the Python engine: every property decided at this layer's end
+                    break
+            code = 0
+        elif code != 0:
             break
         now = time.perf_counter()
         if now > deadline:
@@ -553,6 +567,10 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
         exp.graph = NativeGraph(starts[: processed + 1], edges[: int(meta[2])])
         exp.term = term[:n]
     found: dict[str, Finding] = {}
+    if layers is not None:
+        if not exp.complete and any(p.id not in layers.found for p in layers.cycles):
+            layers.look_for_cycle(n, int(meta[1]), (starts, edges, term), layer_ends[: int(meta[3])], parent)  # where the run stops
+        found.update(layers.found)
     _collect(exp, source, props, meta, status, where, where2, inst_at, found)
     exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
     exp.seconds = time.perf_counter() - started
@@ -574,7 +592,7 @@ def _loop_arrays(source: NativeSource, props: list[BoundProperty]) -> tuple[np.n
             status[k] = 2
     if not source.state_props and not source.after_props:
         status[0] = 2  # the placeholder of an empty status array is never open
-    meta = np.zeros(16, np.int64)
+    meta = np.zeros(17, np.int64)
     meta[7] = meta[8] = -1
     meta[11] = 1 if any(p.kind == "deterministic" for p in props) else 0
     meta[12] = 1 if any(p.kind == "deadlock-free" for p in props) else 0
