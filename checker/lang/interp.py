@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,34 +251,14 @@ class Interpreter:
         if self.terminal(state):
             return None
         actions = self.active_actions()
-        found, forced_enabled = self._first_move([a for a in actions if a.by == "rules"], state, post, action)
-        if found is not None or forced_enabled:
-            return found
-        return self._first_move([a for a in actions if a.by != "rules"], state, post, action)[0]
-
-    def _first_move(self, actions: list[Action], state: State, post: State, action: str | None) -> tuple[Transition | None, bool]:
-        """`_moves`' first move of `actions` leading to `post` (by `action`), and whether any
-        of them is enabled."""
-        enabled = False
-        for candidate in actions:
-            bindings = self._bindings.get(candidate.name)
-            if bindings is None:
-                bindings = self._bindings[candidate.name] = candidate.param_bindings()
-            for params in bindings:
-                try:
-                    if not self.enabled(candidate, params, state):
-                        continue
-                    enabled = True
-                    if action is not None and candidate.name != action:
-                        continue
-                    moved = self.apply(candidate, params, state)
-                    if moved == post:
-                        return Transition(candidate.name, tuple(params.items()), self.actor(candidate, params, state), moved), True
-                except ModellingError as exc:
-                    if exc.action is None:
-                        exc.action, exc.params = candidate.name, dict(params)
-                    raise
-        return None, enabled
+        forced_enabled = False
+        for move in self._each_move([a for a in actions if a.by == "rules"], state, action):
+            forced_enabled = True
+            if move is not None and move.post == post:
+                return move
+        if forced_enabled:
+            return None
+        return next((m for m in self._each_move([a for a in actions if a.by != "rules"], state, action) if m is not None and m.post == post), None)
 
     def _transitions(self, state: State) -> list[Transition]:
         if self.terminal(state):
@@ -287,20 +268,29 @@ class Interpreter:
         return forced if forced else self._moves([a for a in actions if a.by != "rules"], state)
 
     def _moves(self, actions: list[Action], state: State) -> list[Transition]:
-        moves = []
-        for action in actions:
-            bindings = self._bindings.get(action.name)
+        return [move for move in self._each_move(actions, state) if move is not None]
+
+    def _each_move(self, actions: list[Action], state: State, action: str | None = None) -> Iterator[Transition | None]:
+        """The enabled instances of `actions` in order, each worked out when the caller asks for
+        the next: its move, or None for an instance of another action than `action` (named).
+        A modelling error names the instance it was met in."""
+        for candidate in actions:
+            bindings = self._bindings.get(candidate.name)
             if bindings is None:
-                bindings = self._bindings[action.name] = action.param_bindings()
+                bindings = self._bindings[candidate.name] = candidate.param_bindings()
             for params in bindings:
                 try:
-                    if self.enabled(action, params, state):
-                        moves.append(Transition(action.name, tuple(params.items()), self.actor(action, params, state), self.apply(action, params, state)))
+                    if not self.enabled(candidate, params, state):
+                        continue
+                    if action is not None and candidate.name != action:
+                        move = None
+                    else:
+                        move = Transition(candidate.name, tuple(params.items()), self.actor(candidate, params, state), self.apply(candidate, params, state))
                 except ModellingError as exc:
                     if exc.action is None:
-                        exc.action, exc.params = action.name, dict(params)
+                        exc.action, exc.params = candidate.name, dict(params)
                     raise
-        return moves
+                yield move
 
     def enabled(self, action: Action, params: dict[str, Any], state: State) -> bool:
         if not self.eval(action.guard, state, params):
