@@ -31,6 +31,11 @@ WORD = 64
 # The most generated source (characters) one compiled function holds: the successor function and
 # the fused property checks of a larger model are split into functions of about this size.
 CHUNK_CHARS = 8_000
+# The decorator of every generated function the loop calls per state or per move. Without numba's
+# reference counting (`_nrt=False`): such a function allocates nothing, and with it every call
+# increments and decrements the count of each array it is passed, the tuple of run-time inputs
+# included (`runtime.py` says more).
+HELPER = "@njit(cache=True, _nrt=False)"
 STATE_KINDS = {"invariant": 0, "unreachable": 1, "reachable": 1}  # the predicate value that decides
 
 
@@ -231,7 +236,7 @@ def _chunked(groups: list[list[str]], prefix: str, args: str, chunks: list[str],
         size += chars
     for n, run in enumerate(runs):
         body = join(run)
-        chunks.append("\n".join(["@njit(cache=True)", f"def {prefix}{n}({args}):", *(f"    {line}" for line in body), "    return 0"]))
+        chunks.append("\n".join([HELPER, f"def {prefix}{n}({args}):", *(f"    {line}" for line in body), "    return 0"]))
     return runs
 
 
@@ -373,7 +378,7 @@ class NativeSource(CompiledModel):
                 body += ["if n > 0:", "    return n"]
         temps, body = _shared_tests(body, "g_") if whole <= CHUNK_CHARS else ([], body)
         body = temps + body
-        lines = ["@njit(cache=True)", "def successors(s, out_i, out, rd):", "    n = 0", *self._cached_reads(body, "    ")]
+        lines = [HELPER, "def successors(s, out_i, out, rd):", "    n = 0", *self._cached_reads(body, "    ")]
         lines += [f"    {line}" for line in body]
         lines.append("    return n")
         return "\n\n".join([*chunks, "\n".join(lines)])
@@ -424,7 +429,7 @@ class NativeSource(CompiledModel):
             return []
         name = f"_c{len(chunks)}"
         temps, body = _shared_tests(_render(run, depth), f"g{len(chunks)}_")
-        lines = ["@njit(cache=True)", f"def {name}(s, out_i, out, n, rd):", *self._cached_reads(temps + body, "    ")]
+        lines = [HELPER, f"def {name}(s, out_i, out, n, rd):", *self._cached_reads(temps + body, "    ")]
         lines += [f"    {line}" for line in temps + body]
         lines.append("    return n")
         chunks.append("\n".join(lines))
@@ -549,7 +554,7 @@ class NativeSource(CompiledModel):
         return self.emitter().emit(expr, env or {}).text
 
     def predicate_function(self, name: str, expr: Expr, args: str = "s, rd") -> str:
-        return f"@njit(cache=True)\ndef {name}({args}):\n    return bool({self.expression(expr)})"
+        return f"{HELPER}\ndef {name}({args}):\n    return bool({self.expression(expr)})"
 
     def state_props_source(self) -> str:
         """check_state(s, node, status, where, rd): decide the open state properties at a new
@@ -570,7 +575,7 @@ class NativeSource(CompiledModel):
         body = _sequence(groups)
         if len("\n".join(body)) > CHUNK_CHARS:
             body = [f"_s{n}({args})" for n, _ in enumerate(_chunked(groups, "_s", args, chunks, _sequence))]
-        lines = ["@njit(cache=True)", f"def check_state({args}):", *(f"    {line}" for line in body), "    return 0"]
+        lines = [HELPER, f"def check_state({args}):", *(f"    {line}" for line in body), "    return 0"]
         return "\n\n".join([*chunks, "\n".join(lines)])
 
     def after_props_source(self) -> str:
@@ -599,13 +604,13 @@ class NativeSource(CompiledModel):
             for n, run in enumerate(_chunked(groups, "_a", args, chunks, _chain)):
                 last = int(run[-1][0].split("==")[1].rstrip(":"))
                 body += [f"{'if' if n == 0 else 'elif'} inst <= {last}:", f"    _a{n}({args})"]
-        lines = ["HAS_AFTER = " + str(bool(self.after_props)), "", "@njit(cache=True)", f"def check_after({args}):", *(f"    {line}" for line in body), "    return 0"]
+        lines = ["HAS_AFTER = " + str(bool(self.after_props)), "", HELPER, f"def check_after({args}):", *(f"    {line}" for line in body), "    return 0"]
         return "\n\n".join([*chunks, "\n".join(lines)])
 
     def leads_source(self) -> str:
         """leads_masks(k, states, source, target, rd): evaluate leads-to property k's `from` and
         `to` on every state."""
-        lines = ["@njit(cache=True)", "def leads_masks(k, states, source, target, rd):", "    for node in range(states.shape[0]):", "        s = states[node]"]
+        lines = [HELPER, "def leads_masks(k, states, source, target, rd):", "    for node in range(states.shape[0]):", "        s = states[node]"]
         if not self.leads:
             lines.append("        pass")
         for k, prop in enumerate(self.leads):

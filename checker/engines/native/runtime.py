@@ -11,6 +11,15 @@ compare traces, not only verdicts.
 Errors (division by zero, an index outside its domain, a write outside a slot's range) are
 raised as plain exceptions inside compiled code; the engine catches them at the state where they
 happen and asks the Python compiled model for the message, so messages have one source.
+
+Every function a loop calls per state or per move (here, in `vm.py`, in the interpreter's and
+the driver's templates and in generated code) is compiled without numba's reference counting
+(`_nrt=False`). With it, a call increments and decrements the count of every array it is
+passed, one atomic operation each way: the interpreter's `run` takes twelve arrays, and the
+helpers around it the tuple of run-time inputs, so counting cost about 60 ns a call, two
+thirds of evaluating a one-field predicate and half of an exploration's time (measured on the
+Saturday Morning Showdown). These functions allocate nothing (numba refuses to compile one that
+does without the runtime), and their callers, compiled with it, hold the arrays for the call.
 """
 
 from __future__ import annotations
@@ -23,21 +32,21 @@ WORD = 64
 
 
 # -- helpers the generated code calls ------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _div(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
     return a // b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mod(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
     return a % b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _after(k, status, where, where2, inst_at, pre, node, inst):
     """`after` property k fails on the transition pre -> node by instance inst."""
     status[k] = 1
@@ -46,31 +55,31 @@ def _after(k, status, where, where2, inst_at, pre, node, inst):
     inst_at[k] = inst
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ix(value, lo, size, name):
     if value < lo or value >= lo + size:
         raise IndexError("index outside its domain")
     return value - lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _req(ok, value, message):
     if not ok:
         raise ValueError("a pile operation it cannot do")
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _range():
     raise ValueError("write outside a slot's range")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _twice():
     raise ValueError("slot written twice")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _empty(op):
     raise ValueError("min()/max() over no values")
 
@@ -101,7 +110,7 @@ def _pmax(values):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rd(s, offset, mask):
     """The field at a bit offset computed at run time (it may straddle two words)."""
     w = offset // WORD
@@ -112,7 +121,7 @@ def _rd(s, offset, mask):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wr(t, offset, mask, value):
     """Write a field at a bit offset computed at run time."""
     w = offset // WORD
@@ -132,7 +141,7 @@ EMPTY = -1
 LOW = 0xFFFFFFFF
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def state_hash(s):
     h = np.int64(-3750763034362895579)
     for k in range(s.shape[0]):
@@ -142,7 +151,7 @@ def state_hash(s):
     return h ^ ((h >> 32) & LOW)  # the top 32 bits, the table's fragment, stay the product's best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def table_shift(table):
     """How far a 32-bit hash fragment is shifted to give a home slot (tables of 2**k slots)."""
     bits = 0
@@ -151,7 +160,7 @@ def table_shift(table):
     return 32 - bits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def grow_table(old, new):
     """Move every entry of `old` into the empty (all -1) `new`, a larger power of two."""
     mask = new.shape[0] - 1
@@ -245,7 +254,7 @@ def tarjan(starts, edges, keep):
     return members[:nmembers], bounds[: ncomp + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_cyclic(starts, edges, members, lo, hi):
     if hi - lo > 1:
         return True
@@ -371,7 +380,7 @@ def shortest_path_within(starts, edges, source, goal, allowed, include_source):
     return np.empty(0, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_exit(starts, edges, members, lo, hi, inside):
     """Whether some node of members[lo:hi] has an edge leaving the set marked by `inside`."""
     for k in range(lo, hi):

@@ -105,7 +105,7 @@ WRITE_AT = 65  # [offset, value register, mask]
 WRITE_K = 66  # [offset, value, mask]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, node):
     """Execute from `pc` until RETURN: the number of successors written to `out` (a successor
     program), or the value on top of the stack (an expression). The state properties' program
