@@ -626,9 +626,10 @@ for function in (vm.run, module.moves, module.successors, module.terminal, modul
 # The functions a loop calls for every state or move: the interpreter, the helpers around it,
 # the visited table's, the driver's and those every generated module defines.
 PER_STATE = {
-    "interpreter": ["_value", "moves", "successors", "terminal", "check_state", "check_after", "leads_masks", "_seen_outcome", "_flag", "_moves", "_mt_word", "_below", "_uniform",
-                    "same", "all_decided", "lookup"],
+    "interpreter": ["_value", "moves", "successors", "terminal", "check_state", "check_after", "leads_masks", "_seen_outcome", "_flag", "_moves", "_compare", "_mt_word", "_below",
+                    "_uniform", "same", "all_decided", "lookup"],
     "runtime": ["_div", "_mod", "_after", "_ix", "_req", "_rd", "_wr", "state_hash", "table_shift", "grow_table", "_is_cyclic", "has_exit"],
+    "end_components": ["_drop"],
     "generated": ["successors", "check_state", "check_after", "leads_masks", "same", "all_decided", "lookup"],
 }
 
@@ -639,14 +640,14 @@ def test_functions_called_per_state_count_no_references():
     helpers around it the tuple of run-time inputs, which cost about 60 ns a call and half of an
     exploration's time. Each function called per state or move allocates nothing and is
     compiled without it (`runtime.py`'s docstring); a generated module's helpers as well."""
-    from checker.engines.native import runtime
+    from checker.engines.native import end_components, runtime
 
     interpreter = engine.load_module(engine.vm_source())
     model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
     _, generated = engine.build(CompiledModel(model, model.default_config()), props)
     chunks = [name for name in vars(generated) if name.startswith(("_s", "_c", "_a")) and hasattr(getattr(generated, name), "targetoptions")]
     assert chunks, "the generated module splits its functions into chunks"
-    modules = {"interpreter": interpreter, "runtime": runtime, "generated": generated}
+    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components, "generated": generated}
     counted = [f"{where}.{name}" for where, names in PER_STATE.items() for name in names if getattr(modules[where], name).targetoptions.get("_nrt", True)]
     counted += [f"generated.{name}" for name in chunks if getattr(generated, name).targetoptions.get("_nrt", True)]
     counted += ["vm.run"] if vm.run.targetoptions.get("_nrt", True) else []

@@ -114,7 +114,7 @@ def has_end_component(starts, targets, chance, alive):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _drop(position, chance, option, drawn, options, owner, alive, dead, top):
     """Drop the option a move belongs to (its own, or its state's chance option); a state left
     without options leaves the candidates and goes on the `dead` worklist."""
