@@ -31,11 +31,9 @@ WORD = 64
 # The most generated source (characters) one compiled function holds: the successor function and
 # the fused property checks of a larger model are split into functions of about this size.
 CHUNK_CHARS = 8_000
-# The decorator of every generated function the loop calls per state or per move. Without numba's
-# reference counting (`_nrt=False`): such a function allocates nothing, and with it every call
-# increments and decrements the count of each array it is passed, the tuple of run-time inputs
-# included (`runtime.py` says more).
-HELPER = "@njit(cache=True, _nrt=False)"
+# The decorator of every generated function the loop calls per state or per move: `runtime`'s,
+# without numba's reference counting (its docstring says why).
+HELPER = "@per_state"
 STATE_KINDS = {"invariant": 0, "unreachable": 1, "reachable": 1}  # the predicate value that decides
 
 
@@ -628,7 +626,7 @@ HEADER = """\
 import numpy as np
 from numba import njit
 
-from checker.engines.native.runtime import EMPTY, LOW, _after, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, state_hash, table_shift  # noqa: F401"""
+from checker.engines.native.runtime import EMPTY, LOW, _after, _div, _empty, _ix, _mod, _pmax, _pmin, _range, _rd, _req, _twice, _wr, per_state, state_hash, table_shift  # noqa: F401"""
 
 
 def driver_source() -> str:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from checker.engines.native.runtime import per_state
+
 STUCK, WALKED, PAST_BOUND = 0, 1, 2  # `walk`'s outcome: a stuck state, every state visited, the bound reached
 
 
@@ -114,7 +116,7 @@ def has_end_component(starts, targets, chance, alive):
     return False
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _drop(position, chance, option, drawn, options, owner, alive, dead, top):
     """Drop the option a move belongs to (its own, or its state's chance option); a state left
     without options leaves the candidates and goes on the `dead` worklist."""

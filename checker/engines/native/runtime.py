@@ -27,26 +27,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# The decorator of every function a loop calls per state or per move: compiled without numba's
+# reference counting (the module's docstring says why). `_nrt` is numba's own option, which its
+# type stubs leave out.
+per_state = njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 WORD = 64
 
 
 # -- helpers the generated code calls ------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@per_state
 def _div(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
     return a // b
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _mod(a, b):
     if b == 0:
         raise ZeroDivisionError("division by zero")
     return a % b
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _after(k, status, where, where2, inst_at, pre, node, inst):
     """`after` property k fails on the transition pre -> node by instance inst."""
     status[k] = 1
@@ -55,31 +59,31 @@ def _after(k, status, where, where2, inst_at, pre, node, inst):
     inst_at[k] = inst
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _ix(value, lo, size, name):
     if value < lo or value >= lo + size:
         raise IndexError("index outside its domain")
     return value - lo
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _req(ok, value, message):
     if not ok:
         raise ValueError("a pile operation it cannot do")
     return value
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _range():
     raise ValueError("write outside a slot's range")
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _twice():
     raise ValueError("slot written twice")
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _empty(op):
     raise ValueError("min()/max() over no values")
 
@@ -110,7 +114,7 @@ def _pmax(values):
     return best
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _rd(s, offset, mask):
     """The field at a bit offset computed at run time (it may straddle two words)."""
     w = offset // WORD
@@ -121,7 +125,7 @@ def _rd(s, offset, mask):
     return value
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _wr(t, offset, mask, value):
     """Write a field at a bit offset computed at run time."""
     w = offset // WORD
@@ -141,7 +145,7 @@ EMPTY = -1
 LOW = 0xFFFFFFFF
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def state_hash(s):
     h = np.int64(-3750763034362895579)
     for k in range(s.shape[0]):
@@ -151,7 +155,7 @@ def state_hash(s):
     return h ^ ((h >> 32) & LOW)  # the top 32 bits, the table's fragment, stay the product's best
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def table_shift(table):
     """How far a 32-bit hash fragment is shifted to give a home slot (tables of 2**k slots)."""
     bits = 0
@@ -160,7 +164,7 @@ def table_shift(table):
     return 32 - bits
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def grow_table(old, new):
     """Move every entry of `old` into the empty (all -1) `new`, a larger power of two."""
     mask = new.shape[0] - 1
@@ -254,7 +258,7 @@ def tarjan(starts, edges, keep):
     return members[:nmembers], bounds[: ncomp + 1]
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def _is_cyclic(starts, edges, members, lo, hi):
     if hi - lo > 1:
         return True
@@ -380,7 +384,7 @@ def shortest_path_within(starts, edges, source, goal, allowed, include_source):
     return np.empty(0, np.int64)
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def has_exit(starts, edges, members, lo, hi, inside):
     """Whether some node of members[lo:hi] has an edge leaving the set marked by `inside`."""
     for k in range(lo, hi):

@@ -18,9 +18,8 @@ the engine then leaves the configuration to the Python engine, which reports it 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from checker.engines.native.runtime import WORD, _rd, _wr
+from checker.engines.native.runtime import WORD, _rd, _wr, per_state
 
 # The `node` of a run that decides no property. An int64, not the literal 0: numba compiles a
 # function once per distinct argument types, and a literal is a type of its own (three copies
@@ -105,7 +104,7 @@ WRITE_AT = 65  # [offset, value register, mask]
 WRITE_K = 66  # [offset, value, mask]
 
 
-@njit(cache=True, _nrt=False)
+@per_state
 def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, node):
     """Execute from `pc` until RETURN: the number of successors written to `out` (a successor
     program), or the value on top of the stack (an expression). The state properties' program
