@@ -4,6 +4,7 @@ of the whole chain; and the reasons naming the largest shift whatever the solver
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix, identity
@@ -11,6 +12,7 @@ from scipy.sparse.linalg import splu
 
 from checker.analysis.classify import _largest
 from checker.analysis.outcomes import absorbed
+from checker.engines import explicit
 
 
 @st.composite
@@ -50,3 +52,40 @@ def test_tied_largest_shifts_are_named_together():
     rounded them; a clearly larger shift is named alone."""
     assert _largest({"a": 0.5, "b": 0.5}, {"a": 0.6 + 1e-15, "b": 0.4}) == "10 percentage points (a, b)"
     assert _largest({"a": 0.5, "b": 0.3, "c": 0.2}, {"a": 0.7, "b": 0.2, "c": 0.1}) == "20 percentage points (a)"
+
+
+
+def _both_ways(q, ends):
+    """`absorbed` with its numpy loop only, and with the compiled layers wherever it can."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(explicit, "COMPILED_PASSES_FROM", 10**9)
+        by_numpy = absorbed(q, ends)
+        patch.setattr(explicit, "COMPILED_PASSES_FROM", 0)
+        compiled = absorbed(q, ends)
+    return by_numpy, compiled
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(chains())
+def test_the_compiled_layers_are_numpys_to_the_last_bit(chain):
+    """The runs of layers without a cycle solved compiled give numpy's values exactly (the
+    published odds must not depend on whether numba is installed), on chains with cycles,
+    self-loops and acyclic stretches alike."""
+    pytest.importorskip("numba")
+    by_numpy, compiled = _both_ways(*chain)
+    assert compiled.tobytes() == by_numpy.tobytes()
+
+
+def test_layers_without_a_cycle_are_solved_compiled(monkeypatch):
+    """A chain without a cycle is solved by the compiled pass alone, in one call, to the bit."""
+    pytest.importorskip("numba")
+    from checker.engines.native import passes
+
+    calls = []
+    solve = passes.acyclic_layers
+    monkeypatch.setattr(passes, "acyclic_layers", lambda *args: calls.append(args[-2:]) or solve(*args))
+    q = csr_matrix(np.array([[0.5, 0.25, 0.0], [0.0, 0.5, 0.3], [0.0, 0.0, 0.5]]))
+    ends = np.array([[0.25, 0.0], [0.1, 0.1], [0.2, 0.3]])
+    by_numpy, compiled = _both_ways(q, ends)
+    assert calls == [(0, 3)]
+    assert compiled.tobytes() == by_numpy.tobytes()

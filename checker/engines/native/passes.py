@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from checker.engines import explicit
 from checker.engines.explicit import Finding
@@ -110,3 +111,11 @@ def csr_arrays(starts: object, edges: object) -> tuple[np.ndarray, np.ndarray]:
     as the passes' arrays: the edges viewed in place, the row starts as 64-bit integers (the
     type the native engine stores, so the passes compiled for it serve unchanged)."""
     return np.asarray(starts).astype(np.int64, copy=False), np.asarray(edges, np.int32)
+
+
+@first_call_locked("runtime")
+def acyclic_layers(q: csr_matrix, absorb: np.ndarray, x: np.ndarray, self_loops: np.ndarray, order: np.ndarray, bounds: np.ndarray, first: int, last: int) -> None:
+    """`outcomes.absorbed`'s layers `first` to `last` - 1 (none holding a cycle) solved into
+    `x`, with the same values as its numpy loop (`runtime.acyclic_layers`): a game's hundreds
+    of layers cost a sparse row selection and product each there."""
+    runtime.acyclic_layers(q.indptr.astype(np.int64, copy=False), q.indices.astype(np.int64, copy=False), q.data, absorb, x, self_loops, order, bounds, first, last)

@@ -453,3 +453,29 @@ def reachable_count(starts, edges, source):
                 top += 1
                 count += 1
     return count
+
+
+# -- the outcome odds' layered solve (checker/analysis/outcomes.py, `absorbed`) -----------------
+@njit(cache=True)
+def acyclic_layers(indptr, indices, data, absorb, x, self_loops, order, bounds, first, last):
+    """Layers `first` to `last` - 1 of `absorbed`, none holding a cycle, in order: each state's
+    values the absorbing moves plus its moves to solved states, over one minus its self-loop.
+    The moves are summed as SciPy's sparse product sums them (a row's entries in their order,
+    from zero, the absorbing term added after), so the values are numpy's to the last bit: a
+    state's moves lead only to lower layers and to itself (not solved yet: zero there too)."""
+    k = x.shape[1]
+    acc = np.empty(k, np.float64)
+    for d in range(first, last):
+        for p in range(bounds[d], bounds[d + 1]):
+            node = order[p]
+            for c in range(k):
+                acc[c] = 0.0
+            for jj in range(indptr[node], indptr[node + 1]):
+                j = indices[jj]
+                a = data[jj]
+                for c in range(k):
+                    acc[c] += a * x[j, c]
+            keep = 1.0 - self_loops[node]
+            for c in range(k):
+                x[node, c] = (absorb[node, c] + acc[c]) / keep
+    return 0
