@@ -313,11 +313,17 @@ class _MoveArrays:
 
 def won_nodes(moves: _MoveArrays, goal: np.ndarray, side: int, chance_cooperative: bool) -> np.ndarray:
     """The nodes `attractor` finds won for `side` (the same least fixed point, computed a
-    frontier at a time with numpy instead of a node at a time; only the set is needed here)."""
+    frontier at a time with numpy instead of a node at a time, or compiled from the won nodes
+    back where the graph passes are; only the set is needed here)."""
+    from checker.engines.explicit import compiled_passes
+
     friendly = moves.movers == side
     if chance_cooperative:
         friendly |= moves.movers == CHANCE
     n = moves.size
+    passes = compiled_passes(n)
+    if passes is not None:
+        return passes.won_nodes(moves.source, moves.into, moves.into_starts, friendly, moves.has_moves, goal)
     unfriendly_left = np.bincount(moves.source[~friendly], minlength=n)
     has_friendly = np.bincount(moves.source[friendly], minlength=n) > 0
     friendly_hit = np.zeros(n, dtype=bool)

@@ -119,3 +119,11 @@ def acyclic_layers(q: csr_matrix, absorb: np.ndarray, x: np.ndarray, self_loops:
     `x`, with the same values as its numpy loop (`runtime.acyclic_layers`): a game's hundreds
     of layers cost a sparse row selection and product each there."""
     runtime.acyclic_layers(q.indptr.astype(np.int64, copy=False), q.indices.astype(np.int64, copy=False), q.data, absorb, x, self_loops, order, bounds, first, last)
+
+
+@first_call_locked("runtime")
+def won_nodes(source: np.ndarray, into: np.ndarray, into_starts: np.ndarray, friendly: np.ndarray, has_moves: np.ndarray, goal: np.ndarray) -> np.ndarray:
+    """`outcomes.won_nodes`'s set, compiled (`runtime.won_nodes`)."""
+    won = goal.astype(np.uint8)
+    runtime.won_nodes(source, into.astype(np.int64, copy=False), into_starts.astype(np.int64, copy=False), friendly.astype(np.uint8), has_moves.astype(np.uint8), won)
+    return won.astype(bool)

@@ -479,3 +479,45 @@ def acyclic_layers(indptr, indices, data, absorb, x, self_loops, order, bounds, 
             for c in range(k):
                 x[node, c] = (absorb[node, c] + acc[c]) / keep
     return 0
+
+
+# -- forced wins (checker/analysis/outcomes.py, `won_nodes`) ---------------------------------------
+@njit(cache=True)
+def won_nodes(source, into, into_starts, friendly, has_moves, won):
+    """The least set `outcomes.won_nodes` finds, grown from `won` (the goal, 1 per node) in
+    place: a node with moves is won once every move the side does not make leads to a won node
+    and, if the side can move there, one of its moves does. A worklist over the moves into each
+    newly won node instead of numpy's frontier at a time (which sorted each frontier's
+    predecessors); the least fixed point is the same set whatever the order."""
+    n = won.shape[0]
+    unfriendly_left = np.zeros(n, np.int64)
+    has_friendly = np.zeros(n, np.uint8)
+    for e in range(source.shape[0]):
+        if friendly[e]:
+            has_friendly[source[e]] = 1
+        else:
+            unfriendly_left[source[e]] += 1
+    friendly_hit = np.zeros(n, np.uint8)
+    stack = np.empty(n, np.int64)
+    top = 0
+    for node in range(n):
+        if won[node]:
+            stack[top] = node
+            top += 1
+    while top > 0:
+        top -= 1
+        target = stack[top]
+        for k in range(into_starts[target], into_starts[target + 1]):
+            e = into[k]
+            node = source[e]
+            if won[node]:
+                continue
+            if friendly[e]:
+                friendly_hit[node] = 1
+            else:
+                unfriendly_left[node] -= 1
+            if unfriendly_left[node] == 0 and (friendly_hit[node] or not has_friendly[node]) and has_moves[node]:
+                won[node] = 1
+                stack[top] = node
+                top += 1
+    return 0
