@@ -11,7 +11,7 @@ from scipy.sparse import csr_matrix, identity
 from scipy.sparse.linalg import splu
 
 from checker.analysis.classify import _largest
-from checker.analysis.outcomes import absorbed
+from checker.analysis.outcomes import absorbed, component_layers
 from checker.engines import explicit
 
 
@@ -89,3 +89,25 @@ def test_layers_without_a_cycle_are_solved_compiled(monkeypatch):
     by_numpy, compiled = _both_ways(q, ends)
     assert calls == [(0, 3)]
     assert compiled.tobytes() == by_numpy.tobytes()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(chains())
+def test_the_compiled_layering_is_numpys(chain):
+    """The components' layers, compiled and in numpy, on the components' graphs of random
+    chains: the same layer for every component, the same number of layers."""
+    pytest.importorskip("numba")
+    from scipy.sparse.csgraph import connected_components
+
+    from checker.engines.native import passes
+
+    q, _ = chain
+    count, component = connected_components(q, directed=True, connection="strong")
+    coo = q.tocoo()
+    across = component[coo.row] != component[coo.col]
+    pred = csr_matrix((np.ones(int(across.sum()), np.int32), (component[coo.col[across]], component[coo.row[across]])), shape=(count, count))
+    pred.sum_duplicates()
+    left = np.bincount(pred.indices, minlength=count).astype(np.int64)
+    by_numpy, depth = component_layers(pred, left.copy(), None)
+    compiled, compiled_depth = component_layers(pred, left.copy(), passes)
+    assert compiled.tolist() == by_numpy.tolist() and compiled_depth == depth

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 from scipy.sparse import csr_matrix, identity
@@ -218,7 +219,8 @@ def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:
     (its components' blocks). The same values with or without the compiled back-end, so the
     odds do not depend on it: runs of layers without a cycle are solved compiled where the
     graph passes are (`native.passes.acyclic_layers`, summing as SciPy's product does; a
-    layer at a time in numpy cost about 5 CPU s of a cold check), the cycles by SciPy either way.
+    layer at a time in numpy cost about 5 CPU s of a cold check), the cycles by SciPy either way;
+    the layering too (`native.passes.component_layers`: integers, the same layers).
     """
     count, component = connected_components(q, directed=True, connection="strong")
     coo = q.tocoo()
@@ -226,16 +228,11 @@ def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:
     # the components' graph as predecessor lists: a component is ready once its successors are
     pred = csr_matrix((np.ones(int(across.sum()), np.int32), (component[coo.col[across]], component[coo.row[across]])), shape=(count, count))
     pred.sum_duplicates()
-    left = np.bincount(pred.indices, minlength=count)  # each component's successors not yet in a layer
-    layer = np.zeros(count, np.int64)
-    ready, depth, placed = np.flatnonzero(left == 0), 0, 0
-    while ready.size:
-        layer[ready] = depth
-        placed += ready.size
-        candidates, times = np.unique(pred[ready].indices, return_counts=True)
-        left[candidates] -= times
-        ready, depth = candidates[left[candidates] == 0], depth + 1
-    assert placed == count, "the components' graph has a cycle"
+    left = np.bincount(pred.indices, minlength=count).astype(np.int64)  # each component's successors not yet in a layer
+    from checker.engines.explicit import compiled_passes
+
+    passes = compiled_passes(q.shape[0])
+    layer, depth = component_layers(pred, left, passes)
     node_layer = layer[component]
     order = np.argsort(node_layer, kind="stable")
     bounds = np.searchsorted(node_layer[order], np.arange(depth + 1))
@@ -244,9 +241,6 @@ def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:
     self_loops = q.diagonal()
     absorb = np.ascontiguousarray(absorb, dtype=np.float64)
     x = np.zeros_like(absorb)
-    from checker.engines.explicit import compiled_passes
-
-    passes = compiled_passes(q.shape[0])
     d = 0
     while d < depth:
         if passes is not None and not cyclic[d]:  # a run of layers without a cycle, compiled: the same values
@@ -264,6 +258,26 @@ def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:
             x[nodes] = rhs / (1.0 - self_loops[nodes])[:, None]
         d += 1
     return x
+
+
+def component_layers(pred: csr_matrix, left: np.ndarray, passes: ModuleType | None) -> tuple[np.ndarray, int]:
+    """Each component's layer in `absorbed` (`pred`: the components' predecessor lists; `left`:
+    each one's successors, consumed), sinks first, and the number of layers: compiled where the
+    graph passes are, else a layer at a time in numpy."""
+    count = left.shape[0]
+    layer = np.zeros(count, np.int64)
+    if passes is not None:
+        depth, placed = passes.component_layers(pred, left, layer)
+    else:
+        ready, depth, placed = np.flatnonzero(left == 0), 0, 0
+        while ready.size:
+            layer[ready] = depth
+            placed += ready.size
+            candidates, times = np.unique(pred[ready].indices, return_counts=True)
+            left[candidates] -= times
+            ready, depth = candidates[left[candidates] == 0], depth + 1
+    assert placed == count, "the components' graph has a cycle"
+    return layer, depth
 
 
 def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:

@@ -127,3 +127,11 @@ def won_nodes(source: np.ndarray, into: np.ndarray, into_starts: np.ndarray, fri
     won = goal.astype(np.uint8)
     runtime.won_nodes(source, into.astype(np.int64, copy=False), into_starts.astype(np.int64, copy=False), friendly.astype(np.uint8), has_moves.astype(np.uint8), won)
     return won.astype(bool)
+
+
+@first_call_locked("runtime")
+def component_layers(pred: csr_matrix, left: np.ndarray, layer: np.ndarray) -> tuple[int, int]:
+    """`outcomes.absorbed`'s layering of the components' graph, compiled
+    (`runtime.component_layers`): numpy's loop sorted each layer's predecessors."""
+    depth, placed = runtime.component_layers(pred.indptr.astype(np.int64, copy=False), pred.indices.astype(np.int64, copy=False), left, layer)
+    return int(depth), int(placed)

@@ -521,3 +521,37 @@ def won_nodes(source, into, into_starts, friendly, has_moves, won):
                 stack[top] = node
                 top += 1
     return 0
+
+
+@njit(cache=True)
+def component_layers(indptr, indices, left, layer):
+    """`absorbed`'s layers of the components' graph (predecessor lists `indptr`/`indices`;
+    `left`, each component's successors not yet placed, consumed): a component's layer is the
+    round in which its last successor was placed, sinks first. Returns (the number of layers,
+    the components placed)."""
+    count = left.shape[0]
+    ready = np.empty(count, np.int64)
+    upcoming = np.empty(count, np.int64)
+    size = 0
+    for c in range(count):
+        if left[c] == 0:
+            ready[size] = c
+            size += 1
+    depth = 0
+    placed = 0
+    while size > 0:
+        placed += size
+        found = 0
+        for i in range(size):
+            c = ready[i]
+            layer[c] = depth
+            for k in range(indptr[c], indptr[c + 1]):
+                before = indices[k]
+                left[before] -= 1
+                if left[before] == 0:
+                    upcoming[found] = before
+                    found += 1
+        ready, upcoming = upcoming, ready
+        size = found
+        depth += 1
+    return depth, placed
