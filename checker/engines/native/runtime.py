@@ -412,14 +412,8 @@ def can_reach(starts, edges, goal):
             succ = edges[pos]
             preds[fill[succ]] = node
             fill[succ] += 1
-    reach = np.zeros(n, np.uint8)
-    stack = np.empty(n, np.int64)
-    top = 0
-    for node in range(n):
-        if goal[node]:
-            reach[node] = 1
-            stack[top] = node
-            top += 1
+    reach = (goal != 0).astype(np.uint8)
+    stack, top = _worklist_of(reach)
     while top > 0:
         top -= 1
         node = stack[top]
@@ -430,6 +424,19 @@ def can_reach(starts, edges, goal):
                 stack[top] = pred
                 top += 1
     return reach
+
+
+@njit(cache=True)
+def _worklist_of(marked):
+    """A stack of every node marked in `marked`, with room for every node, and its height: where
+    a backward search over the graph starts."""
+    stack = np.empty(marked.shape[0], np.int64)
+    top = 0
+    for node in range(marked.shape[0]):
+        if marked[node]:
+            stack[top] = node
+            top += 1
+    return stack, top
 
 
 @njit(cache=True)
@@ -498,12 +505,7 @@ def won_nodes(source, into, into_starts, friendly, has_moves, won):
         else:
             unfriendly_left[source[e]] += 1
     friendly_hit = np.zeros(n, np.uint8)
-    stack = np.empty(n, np.int64)
-    top = 0
-    for node in range(n):
-        if won[node]:
-            stack[top] = node
-            top += 1
+    stack, top = _worklist_of(won)
     while top > 0:
         top -= 1
         target = stack[top]
