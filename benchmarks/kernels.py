@@ -44,8 +44,9 @@ def main() -> None:
     from checker.analysis import divergence_native, statespace_native
     from checker.engines.explicit import Budget
     from checker.engines.native import engine
+    from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
-    from tests.symbolic_support import bound_props
+    from checker.lang.properties import bind, load_suite, properties_for, suite_path
 
     def matrix(compiled, props, budget):
         exp, found = engine.explore(compiled, props, Budget(budget, 600.0), need_graph=True, bytecode=True)
@@ -63,7 +64,8 @@ def main() -> None:
     print(f"{'model':40s} {'loop':12s} {'states':>9s} {'CPU s':>7s} {'states/s':>10s}")
     totals: dict[str, float] = {}
     for path in args.paths:
-        model, props = bound_props(os.path.join(ROOT, path))
+        model = load_model(os.path.join(ROOT, path))
+        props = [bind(p, model) for p in properties_for(model, load_suite(suite_path(model.path)))]
         for name, loop in loops_of(CompiledModel(model, model.default_config(), lazy=True), props).items():
             loop(2_000)  # assembled and compiled (or loaded) here, not timed
             seconds, states = best_of(args.runs, lambda loop=loop: loop(BUDGET))
