@@ -211,10 +211,11 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         scenarios = _play_scenarios(paths, options) if not only else []
         if not no_growth:
             _growth(results, max_states, timeout, options.jobs, pool)
+        prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir, options.jobs, readings.prepared if readings is not None else None)
+            write_errata(results, errata_dir, options.jobs, prepared)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit

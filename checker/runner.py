@@ -427,13 +427,14 @@ class SideWork(Protocol):
     def queue(self, games: list[GameModels], pool: Pool) -> None:
         """Submit its jobs to `pool` (before the matrix's: they start first)."""
 
-    def meanwhile(self) -> None:
-        """The part that must run in this process, run while the matrix's jobs run."""
+    def start(self) -> None:
+        """Start the part that must run in this process, in a thread of it: it runs while the
+        matrix's jobs run and the caller goes on (its owner waits for it)."""
 
 
 def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = None, side: SideWork | None = None) -> list[Result]:
     """Every model under `paths` checked. With `pool` (from `check_pool`) the check matrix runs
-    there, `side`'s jobs queued ahead of it and its serial part run here meanwhile, so the
+    there, `side`'s jobs queued ahead of it and its serial part started here beside it, so the
     workers and this process are busy together and no phase waits alone at the end."""
     jobs: list[Job] = []
     games = load_games(paths)
@@ -448,7 +449,7 @@ def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = Non
         side.queue(games, pool)
     handles = submit_all(run_job, jobs, pool)
     if side is not None:
-        side.meanwhile()
+        side.start()
     return _gathered(jobs, collect(handles, options.on_jobs_done))
 
 

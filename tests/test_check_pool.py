@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+
+import pytest
 
 from checker.dispatch import process_pool
+from checker.errors import RulecheckError
+from checker.report import reading_impact
 from checker.report.reading_impact import ReadingsAhead, _content_key, readings_section
 from checker.runner import CheckOptions, check_paths, load_games
 from tests.conftest import rulecheck
@@ -32,8 +37,8 @@ class Recorder:
     def queue(self, games, pool) -> None:
         self.calls.append(("queue", [g.folder for g in games]))
 
-    def meanwhile(self) -> None:
-        self.calls.append(("meanwhile",))
+    def start(self) -> None:
+        self.calls.append(("start",))
 
 
 def test_the_matrix_on_a_shared_pool_gives_the_serial_results_around_its_side_work():
@@ -42,14 +47,15 @@ def test_the_matrix_on_a_shared_pool_gives_the_serial_results_around_its_side_wo
     with process_pool(2) as pool:
         parallel = check_paths([COIN, TRAP, DUEL], CheckOptions(jobs=2, reuse=False), pool, side)  # explored again, not the cached verdicts
     assert summary(parallel) == summary(serial) and len(serial) > 10
-    assert side.calls == [("queue", ["coin", "trap", "duel"]), ("meanwhile",)]  # once each, every game (by folder path)
+    assert side.calls == [("queue", ["coin", "trap", "duel"]), ("start",)]  # once each, every game (by folder path)
 
 
 def ahead_of(paths: list[str], cache_dir: str) -> ReadingsAhead:
     ahead = ReadingsAhead(cache_dir)
     with process_pool(2) as pool:
         ahead.queue(load_games(paths), pool)
-        ahead.meanwhile()
+        ahead.start()
+        ahead.wait()
     return ahead
 
 
@@ -63,6 +69,37 @@ def test_readings_analysed_ahead_give_the_serial_sections(tmp_path):
         assert paths == [m.path for m in game.models if not m.abstract] == [mi.model.path for mi in impacts]
         mine = [r for r in results if r.model.folder == game.folder]
         assert readings_section(game.models, mine, impacts, rechecks=rechecks) == readings_section(game.models, mine)
+
+
+def test_the_readings_recheck_runs_beside_the_caller_until_waited_for(monkeypatch):
+    """`start` returns while the re-check runs (the caller collects the matrix and starts the
+    findings' re-checks meanwhile); `wait` returns what it made."""
+    release = threading.Event()
+
+    def held(impacts, settings):
+        return {"released": release.wait(timeout=30)}  # False had `start` waited for it
+
+    monkeypatch.setattr(reading_impact, "recheck_readings", held)
+    ahead = ReadingsAhead()
+    with process_pool(2) as pool:
+        ahead.queue(load_games([COIN]), pool)
+        ahead.start()
+        release.set()
+        prepared = ahead.wait()
+    assert prepared["coin"][1][1] == {"released": True}
+
+
+def test_an_error_in_the_readings_recheck_is_raised_by_wait(monkeypatch):
+    def failing(impacts, settings):
+        raise RulecheckError("the re-check failed")
+
+    monkeypatch.setattr(reading_impact, "recheck_readings", failing)
+    ahead = ReadingsAhead()
+    with process_pool(2) as pool:
+        ahead.queue(load_games([COIN]), pool)
+        ahead.start()
+        with pytest.raises(RulecheckError, match="the re-check failed"):
+            ahead.wait()
 
 
 def test_a_game_whose_section_is_cached_is_not_analysed_ahead(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -93,8 +94,11 @@ class ReadingsAhead:
     """The Readings sections' analyses made during the check (`runner.SideWork`): they need no
     check result, so their explorations are queued on the check's pool ahead of its matrix, and
     each game's growth re-check of its lines (serial: one allowance of states spent in order)
-    runs in this process while the workers go on with the matrix; it used to run alone after
-    everything else. A game whose section is already cached for these models and code (whatever
+    runs in a thread of this process while the workers go on with the matrix and, after it,
+    with the findings' growth re-checks (`wait` joins it before the pages are written). It
+    used to run alone after everything else, then in this process before the matrix's results
+    were collected, which kept the findings' re-checks waiting and the workers idle (25 s of a
+    cold check). A game whose section is already cached for these models and code (whatever
     the verdicts) is left out: its page reads the cache, or, with other verdicts, analyses as
     before. The analyses are the serial ones (`plan_models`, `assemble`, `recheck_readings`),
     only run elsewhere or earlier, so the section is the same bytes."""
@@ -104,6 +108,8 @@ class ReadingsAhead:
         self.settings = settings or Settings()
         self.games: list[tuple[str, list[str], Plan, list[Handle]]] = []
         self.prepared: dict[str, tuple[list[str], Prepared]] = {}  # by folder: the models' paths and their analysis
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
 
     def queue(self, games: list[GameModels], pool: Pool) -> None:
         """Submit the explorations of every game whose section is not cached."""
@@ -114,11 +120,33 @@ class ReadingsAhead:
             plans, items = plan_models(checked, self.settings)
             self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
 
-    def meanwhile(self) -> None:
+    def start(self) -> None:
+        """Start `prepare` in a thread of this process. A daemon thread: a check stopped
+        (an error, Ctrl-C) does not wait for it."""
+        if self.games and self._thread is None:
+            self._thread = threading.Thread(target=self._prepare_keeping_error, name="readings re-check", daemon=True)
+            self._thread.start()
+
+    def wait(self) -> dict[str, tuple[list[str], Prepared]]:
+        """The analyses by folder, once made; an error made there is raised here."""
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+        return self.prepared
+
+    def prepare(self) -> None:
         """Wait for the explorations (queued first, so done first) and re-check the lines."""
         for folder, paths, plans, handles in self.games:
             impacts = assemble(plans, collect(handles), self.settings)
             self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
+
+    def _prepare_keeping_error(self) -> None:
+        try:
+            self.prepare()
+        except BaseException as exc:  # handed to `wait`, which raises it in the main thread
+            self._error = exc
 
 
 def readings_section(
