@@ -653,3 +653,21 @@ def test_functions_called_per_state_count_no_references():
     counted += ["vm.run"] if vm.run.targetoptions.get("_nrt", True) else []
     assert counted == []
     assert interpreter.expand_space.targetoptions.get("_nrt", True), "a loop that allocates keeps the runtime"
+
+
+def test_every_loop_lets_go_of_the_gil():
+    """A whole check's Readings re-check runs in a thread of the main process beside the main
+    thread's collecting of the matrix and submitting of the findings' growth re-checks; a loop
+    holding the GIL for seconds kept those waiting and the workers idle. Every compiled function
+    of the interpreter's module, the runtime, the end-component search and a generated module
+    is either called per state (`per_state`, inside a loop) or a loop releasing the GIL."""
+    from checker.engines.native import end_components, runtime
+
+    interpreter = engine.load_module(engine.vm_source())
+    model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
+    _, generated = engine.build(CompiledModel(model, model.default_config()), props)
+    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components, "generated": generated}
+    compiled = {f"{where}.{name}": fn for where, module in modules.items() for name, fn in vars(module).items() if hasattr(fn, "targetoptions")}
+    loops = [name for name, fn in compiled.items() if fn.targetoptions.get("_nrt", True)]
+    assert {"interpreter.expand", "interpreter.check_space", "interpreter.expand_space", "interpreter.play_games", "runtime.won_nodes", "end_components.walk", "generated.expand"} <= set(loops)
+    assert [name for name in loops if not compiled[name].targetoptions.get("nogil")] == []

@@ -22,14 +22,13 @@ outcomes (every chance move's target at once).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from checker.engines.native.runtime import per_state
+from checker.engines.native.runtime import kernel, per_state
 
 STUCK, WALKED, PAST_BOUND = 0, 1, 2  # `walk`'s outcome: a stuck state, every state visited, the bound reached
 
 
-@njit(cache=True)
+@kernel
 def walk(starts, targets, terminal, initial, max_states, expanded):
     """`sure_end._walk`'s visit from the initial nodes (distinct, in order): STUCK at the first
     non-terminal state without a move, PAST_BOUND when a new state would make more than
@@ -63,7 +62,7 @@ def walk(starts, targets, terminal, initial, max_states, expanded):
     return WALKED
 
 
-@njit(cache=True)
+@kernel
 def has_end_component(starts, targets, chance, alive):
     """Whether some set of the states with alive[node] = 1 is an end component (`alive` is
     consumed): the options that leave the candidates are dropped, and with a state's last

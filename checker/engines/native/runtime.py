@@ -31,6 +31,11 @@ from numba import njit
 # reference counting (the module's docstring says why). `_nrt` is numba's own option, which its
 # type stubs leave out.
 per_state = njit(cache=True, _nrt=False)  # type: ignore[call-overload]
+# The decorator of every loop over a space's states or moves that Python calls: it lets go of
+# the GIL while it runs, so the check's Readings re-check (a thread of the main process, whose
+# explorations run such loops for seconds) and the main thread's Python work (collecting the
+# matrix, submitting the findings' growth re-checks) go on together.
+kernel = njit(cache=True, nogil=True)
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 WORD = 64
 
@@ -88,7 +93,7 @@ def _empty(op):
     raise ValueError("min()/max() over no values")
 
 
-@njit(cache=True)
+@kernel
 def _pmin(values):
     best = 0
     seen = False
@@ -101,7 +106,7 @@ def _pmin(values):
     return best
 
 
-@njit(cache=True)
+@kernel
 def _pmax(values):
     best = 0
     seen = False
@@ -180,7 +185,7 @@ def grow_table(old, new):
 
 
 # -- graph passes ------------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def tarjan(starts, edges, keep):
     """Tarjan's SCCs of the subgraph of nodes with keep[node] != 0, sinks first, exactly as
     `graph.strongly_connected` emits them: `members` lists the components' nodes one after the
@@ -269,7 +274,7 @@ def _is_cyclic(starts, edges, members, lo, hi):
     return False
 
 
-@njit(cache=True)
+@kernel
 def termination_pass(starts, edges, members, bounds, layer_ends):
     """`explicit.terminates` up to the lasso: the component whose smallest node is shallowest
     (first such in emission order) among the cyclic ones, and the longest play from each node of
@@ -303,7 +308,7 @@ def termination_pass(starts, edges, members, bounds, layer_ends):
     return best, best_entry, longest
 
 
-@njit(cache=True)
+@kernel
 def leads_to_pass(starts, edges, members, bounds, avoid):
     """`explicit.leads_to`'s sweep: `bad` marks nodes that can reach an end (a dead end, a
     terminal state or a cycle) while avoiding the target; `ends` marks the ends themselves."""
@@ -337,7 +342,7 @@ def leads_to_pass(starts, edges, members, bounds, avoid):
     return bad, ends
 
 
-@njit(cache=True)
+@kernel
 def shortest_path_within(starts, edges, source, goal, allowed, include_source):
     """`graph.shortest_path_within` with goal and allowed given as byte masks; an empty array
     when no path exists."""
@@ -395,7 +400,7 @@ def has_exit(starts, edges, members, lo, hi, inside):
     return False
 
 
-@njit(cache=True)
+@kernel
 def can_reach(starts, edges, goal):
     """1 for every node from which some path reaches a node marked in `goal` (the goal nodes
     included): a backward search over the reversed edges, as `checker.engines.graph.reaches`."""
@@ -426,7 +431,7 @@ def can_reach(starts, edges, goal):
     return reach
 
 
-@njit(cache=True)
+@kernel
 def _worklist_of(marked):
     """A stack of every node marked in `marked`, with room for every node, and its height: where
     a backward search over the graph starts."""
@@ -439,7 +444,7 @@ def _worklist_of(marked):
     return stack, top
 
 
-@njit(cache=True)
+@kernel
 def reachable_count(starts, edges, source):
     """How many nodes are reachable from `source` (itself included)."""
     n = starts.shape[0] - 1
@@ -463,7 +468,7 @@ def reachable_count(starts, edges, source):
 
 
 # -- the outcome odds' layered solve (checker/analysis/outcomes.py, `absorbed`) -----------------
-@njit(cache=True)
+@kernel
 def acyclic_layers(indptr, indices, data, absorb, x, self_loops, order, bounds, first, last):
     """Layers `first` to `last` - 1 of `absorbed`, none holding a cycle, in order: each state's
     values the absorbing moves plus its moves to solved states, over one minus its self-loop.
@@ -489,7 +494,7 @@ def acyclic_layers(indptr, indices, data, absorb, x, self_loops, order, bounds, 
 
 
 # -- forced wins (checker/analysis/outcomes.py, `won_nodes`) ---------------------------------------
-@njit(cache=True)
+@kernel
 def won_nodes(source, into, into_starts, friendly, has_moves, won):
     """The least set `outcomes.won_nodes` finds, grown from `won` (the goal, 1 per node) in
     place: a node with moves is won once every move the side does not make leads to a won node
@@ -525,7 +530,7 @@ def won_nodes(source, into, into_starts, friendly, has_moves, won):
     return 0
 
 
-@njit(cache=True)
+@kernel
 def component_layers(indptr, indices, left, layer):
     """`absorbed`'s layers of the components' graph (predecessor lists `indptr`/`indices`;
     `left`, each component's successors not yet placed, consumed): a component's layer is the
