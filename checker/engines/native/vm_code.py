@@ -30,7 +30,7 @@ from checker.limits import WorkLimit
 _BINARY = {"+": vm.ADD, "-": vm.SUB, "*": vm.MUL, "//": vm.DIV, "%": vm.MOD, "==": vm.EQ, "!=": vm.NE, "<": vm.LT, "<=": vm.LE, ">": vm.GT, ">=": vm.GE}
 
 
-@dataclass
+@dataclass(slots=True)
 class Const:
     """An expression's value known while assembling."""
 
@@ -58,11 +58,12 @@ def _placed(ops: list, base: int) -> list[int]:
             at[id(item.label)] = address
         else:
             address += 1
-    return _threaded([at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark], base)
+    return _threaded([item if type(item) is int else at[id(item)] if isinstance(item, Label) else item for item in ops if type(item) is not Mark], base)
 
 
 # A short-circuit jump that keeps a zero, and what it becomes when it lands on a JUMP_IF_ZERO.
 _KEEPING_ZERO = {vm.AND_ELSE: vm.JUMP_IF_ZERO, vm.FIELD_EQ_AND: vm.FIELD_EQ_JUMP, vm.FIELD_AND: vm.FIELD_JUMP}
+_THREADED = frozenset([*_KEEPING_ZERO, vm.OR_ELSE])  # the jumps `_threaded` sends on
 
 
 def _threaded(code: list[int], base: int) -> list[int]:
@@ -72,11 +73,11 @@ def _threaded(code: list[int], base: int) -> list[int]:
     it). A guard's conjunction then jumps to the next block at its first false test, in one
     instruction. The jumping instruction keeps its width, and the stack the same depth."""
     code = list(code)
-    i = 0
-    while i < len(code):
+    i, n = 0, len(code)
+    while i < n:
         op = code[i]
-        width = _width(code, i)
-        if op in _KEEPING_ZERO or op == vm.OR_ELSE:
+        width = 5 + 2 * code[i + 3] if op == vm.DISPATCH else 1 + _OPERANDS[op]
+        if op in _THREADED:
             at = i + width - 1  # the address operand is the last
             for _ in range(len(code)):
                 target = code[at] - base
@@ -103,26 +104,33 @@ def _fused(ops: list) -> list:
     `vm.FIELD_EQ_AND`). Only where no jump lands on the second (a `Mark` between them keeps
     them apart); a return address (`vm.CALL`'s) is always the start of an instruction, which
     fusing leaves one."""
-    return _rewritten(_rewritten(ops, _constant_pair), _field_test)
+    return _rewritten(_rewritten(ops, vm.PUSH, _constant_pair), vm.FIELD, _field_test)
 
 
-def _rewritten(ops: list, fuse) -> list:
-    """`ops` with each instruction that `fuse` fuses with the ones after it (it returns the
-    superinstruction and how many items it replaces, or None) replaced; marks kept."""
+def _rewritten(ops: list, first: int, fuse) -> list:
+    """`ops` with each instruction `first` that `fuse` fuses with the ones after it (it returns
+    the superinstruction and how many items it replaces, or None) replaced; marks kept. Once
+    per item of every program: the widths are looked up here, not by a call."""
     out: list = []
+    append, extend = out.append, out.extend
     i, n = 0, len(ops)
     while i < n:
-        if type(ops[i]) is Mark:
-            out.append(ops[i])
+        op = ops[i]
+        if type(op) is Mark:
+            append(op)
             i += 1
             continue
-        fused = fuse(ops, i)
-        if fused is not None:
-            out += fused[0]
-            i += fused[1]
-            continue
-        width = _width(ops, i)
-        out += ops[i : i + width]
+        if op == first:
+            fused = fuse(ops, i)
+            if fused is not None:
+                extend(fused[0])
+                i += fused[1]
+                continue
+        width = 5 + 2 * ops[i + 3] if op == vm.DISPATCH else 1 + _OPERANDS[op]
+        if width == 1:
+            append(op)
+        else:
+            extend(ops[i : i + width])
         i += width
     return out
 
@@ -154,11 +162,6 @@ def _field_test(ops: list, i: int) -> tuple[list, int] | None:
     if test[0] == vm.FIELD_EQ_C and i + 7 < n and ops[i + 7] in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
         return [vm.FIELD_EQ_JUMP if ops[i + 7] == vm.JUMP_IF_ZERO else vm.FIELD_EQ_AND, *test[1:], ops[i + 8]], 9
     return test, 7
-
-
-def _width(ops: list, i: int) -> int:
-    """How many items the instruction at `i` takes: the operation and its operands."""
-    return 1 + (4 + 2 * ops[i + 3] if ops[i] == vm.DISPATCH else _OPERANDS[ops[i]])
 
 
 def _fresh(ops: list) -> list:
@@ -310,19 +313,16 @@ class Assembler:
         return Ops([*operand, {"not": vm.NOT, "neg": vm.NEG, "abs": vm.ABS}[expr.op]])
 
     def arith(self, op: str, left: Value, right: Value) -> Value:
-        if isinstance(left, Const) and isinstance(right, Const):
+        known_left, known_right = type(left) is Const, type(right) is Const  # called for every index and offset: no isinstance
+        if known_left and known_right:
             if op in _FOLD:
                 return Const(_FOLD[op](left.value, right.value))
             if right.value != 0:
                 return Const(left.value // right.value if op == "//" else left.value % right.value)
-        if op == "+" and isinstance(right, Const) and right.value == 0:
+        if known_right and right.value == (0 if op == "+" else 1 if op == "*" else None):
             return left
-        if op == "+" and isinstance(left, Const) and left.value == 0:
+        if known_left and op == "+" and left.value == 0:
             return right
-        if op == "*" and isinstance(right, Const) and right.value == 1:
-            return left
-        if op == "*" and isinstance(right, Const) and right.value == 0 and isinstance(left, Const):
-            return Const(0)
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
     def positive(self, expr: Expr, env: dict) -> Value:
@@ -482,7 +482,7 @@ class Assembler:
         return Const(not value.value) if isinstance(value, Const) else Ops([*value, vm.NOT])
 
 
-_NEVER_SHARED = (Lit, Var, ReadingRef)  # a push or a reading: nothing to save
+_NEVER_SHARED = frozenset([Lit, Var, ReadingRef])  # a push or a reading: nothing to save
 # `Assembler.expr`'s method for each kind of node (a node of another kind is a KeyError, which
 # `engine._assembled` reports as a model the interpreter cannot run).
 _HANDLERS: dict[type, Callable[..., Value]] = {
@@ -916,6 +916,9 @@ _EFFECT = {
 }
 # The operands of every operation the assembler emits (DISPATCH's: 4 + 2 x its count).
 _OPERANDS = {op: operands for op, (_, _, operands) in _EFFECT.items()} | {vm.RETURN: 0, vm.KEEP_RETURN: 3, vm.CALL: 4, vm.OPEN: 2, vm.AND_ELSE: 1, vm.OR_ELSE: 1, vm.FIELD_EQ_AND: 6, vm.FIELD_AND: 5}
+# The operations that neither jump nor end a path: (pops, change of depth, width).
+_PLAIN = {op: (pops, pushes - pops, 1 + operands) for op, (pops, pushes, operands) in _EFFECT.items()
+          if op not in (vm.JUMP, vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO, vm.FIELD_EQ_JUMP, vm.FIELD_JUMP, vm.FAIL)}
 # A PUSH followed by one of these runs as the superinstruction: the operation with the pushed constant.
 _WITH_CONSTANT = {vm.ADD: vm.ADD_C, vm.SUB: vm.SUB_C, vm.MUL: vm.MUL_C, vm.EQ: vm.EQ_C, vm.NE: vm.NE_C, vm.LT: vm.LT_C, vm.LE: vm.LE_C, vm.GT: vm.GT_C, vm.GE: vm.GE_C}
 
@@ -943,6 +946,15 @@ def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int
                 break
             depth_at[pc] = depth
             op = code[pc]
+            plain = _PLAIN.get(op)
+            if plain is not None:  # most instructions: no jump
+                pops, change, width = plain
+                assert depth >= pops, f"instruction {pc} pops an empty stack"
+                depth += change
+                if depth > deepest:
+                    deepest = depth
+                pc += width
+                continue
             if op == vm.RETURN:
                 assert start == 0 and depth <= 1, f"return at depth {depth}"
                 break
