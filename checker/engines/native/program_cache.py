@@ -48,9 +48,17 @@ def stored(model: Model, config: Config, prop_ids: list[str]) -> Bytecode | None
     whole suite) from the disk cache; None when it is not there."""
     try:
         key = _key(model, config, prop_ids)
+    except (OSError, RulecheckError):
+        return None
+    return _stored(key)
+
+
+def _stored(key: str) -> Bytecode | None:
+    """The program under `key` (`_key`) from the disk cache; None when it is not there."""
+    try:
         with open(_path(key), "rb") as handle:
             found = pickle.loads(zlib.decompress(handle.read()))
-    except (OSError, RulecheckError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
+    except (OSError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
         return None
     if not isinstance(found, Bytecode):
         return None
@@ -59,16 +67,18 @@ def stored(model: Model, config: Config, prop_ids: list[str]) -> Bytecode | None
 
 
 def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
-    """`stored`, or the program assembled (by `assemble`) and stored."""
+    """The program of a model, its constants and its suite's properties `prop_ids` (none, or the
+    whole suite) from the disk cache, or assembled (by `assemble`) and stored. The key is
+    computed once (it reads and hashes the model's YAML files)."""
     try:
         key = _key(model, config, prop_ids)
     except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
         return assemble()
-    found = stored(model, config, prop_ids)
+    found = _stored(key)
     if found is not None:
         return found
     with _assembling(key):
-        found = stored(model, config, prop_ids)  # assembled by another process while this one waited
+        found = _stored(key)  # assembled by another process while this one waited
         if found is not None:
             return found
         made = assemble()
