@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.analysis.evidence import ENDS_SURELY, OUTCOME, STUCK_REACHABLE
-from checker.engines.native import stepping
+from checker.engines.native import stepping, unavailable_reason
 from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
 from checker.evidence import build_trace, reaches_terminal
@@ -326,8 +326,32 @@ def find_verdict(model: Model, config: Config, name: str, max_states: int, depth
     reaches a terminal state (the game cannot always still end); `ENDS_SURELY` one from which no
     play ends at all, terminal or stuck (the game may never end, and cannot always still end).
     The walks and the candidate closures are those of `can-end` and `deadlock-free`."""
+    walked = _walked_natively(model, config, name, max_states, walk_length(depth), seed)
+    compiled, path, spent = walked if walked is not None else _walked(model, config, name, max_states, walk_length(depth), seed)
+    if path is None:
+        return Witnessed(False, min(spent, max_states))
+    states = [compiled.layout.unpack(s) for s in path]
+    try:
+        replay_path(model, config, states)
+        interp = shared_interpreter(model, config)
+        last = states[-1]
+        if name == STUCK_REACHABLE:
+            shown = not interp.terminal(last) and not interp.transitions(last)
+        elif name.startswith(OUTCOME):
+            shown = interp.terminal(last) and (str(interp.eval(model.outcome, last)) if model.outcome is not None else "finished") == name[len(OUTCOME):]
+        else:
+            shown = not reaches_terminal(interp, last, stuck_ends=name == ENDS_SURELY)
+    except ReplayMismatch as exc:
+        return Witnessed(False, spent, f"it did not replay in the interpreter ({exc})")
+    if not shown:
+        return Witnessed(False, spent, "the interpreter does not show the verdict at its last state")
+    return Witnessed(True, spent)
+
+
+def _walked(model: Model, config: Config, name: str, max_states: int, length: int, seed: int) -> tuple[CompiledModel, list[int] | None, int]:
+    """`find_verdict`'s walks from Python: the configuration, the witness's packed states (None:
+    none met within the budget) and the states spent."""
     compiled = stepping(model, config)  # the walks step through states: the interpreter's functions when it can
-    length = walk_length(depth)
     if name == STUCK_REACHABLE:
         walker = _Walker(compiled, "deadlock-free", max_states, seed, length)
     elif name.startswith(OUTCOME):
@@ -340,21 +364,23 @@ def find_verdict(model: Model, config: Config, name: str, max_states: int, depth
         walker.stuck_ends = name == ENDS_SURELY
         walker.loop_candidates = False  # a return to a state is common in a play that still ends: only a walk's last state is a candidate
     found = walker.search()
-    if found is None:
-        return Witnessed(False, min(walker.spent, max_states))
-    states = [compiled.layout.unpack(s) for s in found.path]
+    return compiled, found.path if found is not None else None, walker.spent
+
+
+def _walked_natively(model: Model, config: Config, name: str, max_states: int, length: int, seed: int) -> tuple[CompiledModel, list[int] | None, int] | None:
+    """The same walks in the bytecode interpreter (`witness_native`), where it runs them: None
+    where the Python walks are to run (no numba, a model it cannot assemble, an initial value
+    out of its range, an error met on the way)."""
+    if unavailable_reason() is not None:
+        return None
+    from checker.analysis import witness_native
+    from checker.engines.native import engine
+
+    compiled = CompiledModel(model, config, lazy=True)
     try:
-        replay_path(model, config, states)
-        interp = shared_interpreter(model, config)
-        last = states[-1]
-        if name == STUCK_REACHABLE:
-            shown = not interp.terminal(last) and not interp.transitions(last)
-        elif name.startswith(OUTCOME):
-            shown = interp.terminal(last) and (str(interp.eval(model.outcome, last)) if model.outcome is not None else "finished") == name[len(OUTCOME):]
-        else:
-            shown = not reaches_terminal(interp, last, stuck_ends=name == ENDS_SURELY)
-    except ReplayMismatch as exc:
-        return Witnessed(False, walker.spent, f"it did not replay in the interpreter ({exc})")
-    if not shown:
-        return Witnessed(False, walker.spent, "the interpreter does not show the verdict at its last state")
-    return Witnessed(True, walker.spent)
+        if not all(engine.in_range(compiled, s) for s in compiled.initial):
+            return None  # the Python engine reports the value out of range
+        path, spent = witness_native.walk(compiled, name, max_states, length, seed, name == ENDS_SURELY)
+    except (engine.NativeDeferred, engine.NativeUnsupported):
+        return None
+    return compiled, path, spent
