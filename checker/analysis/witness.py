@@ -378,8 +378,6 @@ def _walked_natively(model: Model, config: Config, name: str, max_states: int, l
 
     compiled = CompiledModel(model, config, lazy=True)
     try:
-        if not all(engine.in_range(compiled, s) for s in compiled.initial):
-            return None  # the Python engine reports the value out of range
         path, spent = witness_native.walk(compiled, name, max_states, length, seed, name == ENDS_SURELY)
     except (engine.NativeDeferred, engine.NativeUnsupported):
         return None
