@@ -313,16 +313,16 @@ class Assembler:
         return Ops([*operand, {"not": vm.NOT, "neg": vm.NEG, "abs": vm.ABS}[expr.op]])
 
     def arith(self, op: str, left: Value, right: Value) -> Value:
-        known_left, known_right = type(left) is Const, type(right) is Const  # called for every index and offset: no isinstance
-        if known_left and known_right:
-            if op in _FOLD:
-                return Const(_FOLD[op](left.value, right.value))
-            if right.value != 0:
-                return Const(left.value // right.value if op == "//" else left.value % right.value)
-        if known_right and right.value == (0 if op == "+" else 1 if op == "*" else None):
+        if type(left) is Const:  # called for every index and offset: type tests, not isinstance
+            if type(right) is Const:
+                if op in _FOLD:
+                    return Const(_FOLD[op](left.value, right.value))
+                if right.value != 0:
+                    return Const(left.value // right.value if op == "//" else left.value % right.value)
+            elif op == "+" and left.value == 0:
+                return right
+        if type(right) is Const and right.value == (0 if op == "+" else 1 if op == "*" else None):
             return left
-        if known_left and op == "+" and left.value == 0:
-            return right
         return Ops([*self.ops(left), *self.ops(right), _BINARY[op]])
 
     def positive(self, expr: Expr, env: dict) -> Value:
