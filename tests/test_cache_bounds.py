@@ -11,6 +11,7 @@ from checker.lang import cache_bounds
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
+from tests.native_support import as_another_process
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TITLEBELT = os.path.join(HERE, "models", "titlebelt", "two-player.yaml")
@@ -45,7 +46,7 @@ def test_the_program_cache_stays_under_its_limit_and_makes_a_pruned_program_agai
     """Three programs where they no longer fit: the one least recently used goes (the first
     stored was read since, so the second goes), and is assembled and stored again when needed."""
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     model = load_model(TITLEBELT)
     folder = tmp_path / "vm"
     configs = [Config({**model.default_config().constants, "n_foreign": n}, model.default_config().readings) for n in (1, 2, 3)]
@@ -67,7 +68,7 @@ def test_the_program_cache_stays_under_its_limit_and_makes_a_pruned_program_agai
     cache_bounds.written(str(folder))
     assert sum(f.stat().st_size for f in folder.iterdir()) <= (total - 1) * 3 // 4
     assert [program_cache.stored(model, config, []) is not None for config in configs] == [True, False, True]
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     build(configs[1])
     assert program_cache.stored(model, configs[1], []) is not None  # made and stored again
     folders: list[str] = []

@@ -25,6 +25,7 @@ from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _f
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config  # noqa: E402
+from tests.native_support import as_another_process  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
 from tests.test_native import BUNDLED, EXAMPLES, HERE, compare, configs, generated_configs  # noqa: E402
@@ -344,26 +345,26 @@ def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
     suite = tmp_path / "game" / "properties" / "titlebelt.yaml"
     shutil.copy(os.path.join(HERE, "properties", "titlebelt.yaml"), suite)
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     model, _ = bound_props(str(tmp_path / "game" / "models" / "titlebelt" / "two-player.yaml"))
     compiled = CompiledModel(model, model.default_config(), lazy=True)
     _, _, first = engine.build_vm(compiled, [])
     stored = list((tmp_path / "cache" / "vm").iterdir())
     assert len(stored) == 2
     with monkeypatch.context() as patch:
-        patch.setattr(engine, "_PROGRAMS", {})
+        as_another_process(patch)
         patch.setattr(vm_code.Program, "__init__", lambda self, *args: pytest.fail("assembled again"))
         _, _, again = engine.build_vm(compiled, [])
     assert all(np.array_equal(x, y) for x, y in zip(first, again))
     for entry in stored:
         entry.write_bytes(b"not a program")
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     _, _, rebuilt = engine.build_vm(compiled, [])
     assert all(np.array_equal(x, y) for x, y in zip(first, rebuilt))
     engine.build_vm(CompiledModel(model, Config({**compiled.config.constants, "n_foreign": 3}, compiled.config.readings), lazy=True), [])
     assert len(list((tmp_path / "cache" / "vm").iterdir())) == 4
     suite.write_text(suite.read_text() + "# edited\n")
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     engine.build_vm(compiled, [])
     assert len(list((tmp_path / "cache" / "vm").iterdir())) == 5
 
@@ -380,7 +381,7 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     from checker.engines.native import program_cache, vm_code
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
     compiled = CompiledModel(model, model.default_config(), lazy=True)
     assembled: list[bool] = []
@@ -400,15 +401,15 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     assert np.array_equal(suite.entries[kept], moves.entries[kept])
     assert program_cache.stored(model, compiled.config, []) is not None
     assert program_cache.stored(model, compiled.config, [p.id for p in engine.generated_props(compiled, props)]) is not None
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     engine.build_vm(compiled, props)
     source, _, _ = engine.build_vm(compiled, [], checks=False)
     assert assembled == [True, False] and source.props == []  # both from the disk
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "other"))
     engine.build_vm(compiled, props)  # the suite's program first: the moves' is assembled and stored on the way
     assert assembled == [True, False, True, False]
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     engine.build_vm(compiled, [], checks=False)
     assert assembled == [True, False, True, False]
     with_suite = engine.explore(compiled, props, Budget(10**6, 600.0), bytecode=True)[0]
@@ -444,7 +445,7 @@ def test_assembly_honours_the_budget_on_aggregate_terms(tmp_path, monkeypatch):
     from checker.limits import OutOfBudget, WorkLimit
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(engine, "_PROGRAMS", {})
+    as_another_process(monkeypatch)
     model, props = bound_props(write_game(str(tmp_path), "budgeted", BUDGETED, "- {id: p, kind: invariant, expr: 'sum(1 for a in big for b in big) > 0'}\n"))
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
     needed = whole_program(source).terms

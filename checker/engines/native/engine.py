@@ -425,11 +425,13 @@ def _program_blocks(source: NativeSource) -> list[int]:
 def _assembled(source: NativeSource, limit: WorkLimit | None, moves: Bytecode | None = None) -> Bytecode:
     """The program of the moves, or (given it) `source`'s predicates after it, assembled within
     the budget's bound on unrolled aggregate terms and its deadline (`OutOfBudget` past them,
-    as the Python emitter raises)."""
+    as the Python emitter raises), or made already for constants it does not read
+    (`program_reuse`)."""
+    from checker.engines.native import program_reuse
     from checker.engines.native.vm_code import Program
 
     try:
-        return Program(source, limit, moves).bytecode()
+        return program_reuse.assembled_once(source, moves, lambda read: Program(read, limit, moves).bytecode(), tuple(_signature(p) for p in source.props))
     except (KeyError, AttributeError, NotImplementedError) as exc:
         raise NativeUnsupported(f"cannot assemble bytecode ({type(exc).__name__}: {exc})") from exc
 
