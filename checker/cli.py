@@ -31,7 +31,7 @@ from checker.limits import allow_deep_expressions
 from checker.trace import ReplayMismatch
 
 if TYPE_CHECKING:
-    from checker.runner import SideWork
+    from checker.runner import GameModels, SideWork
 
 DEFAULT_MODELS = "models"
 
@@ -184,7 +184,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.report.reading_impact import ReadingsAhead
     from checker.report.summary import print_summary
     from checker.report.table import print_results
-    from checker.runner import check_pool
+    from checker.runner import check_pool, load_games, play_scenarios
 
     started = time.monotonic()
     require_baseline(fail_on, baseline_path)
@@ -207,8 +207,9 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
     # The Readings analysis's whole explorations, kept for the matrix (set before the workers start)
     with space_store.sharing() if readings is not None else nullcontext(), check_pool(options) as pool:
-        results = _run_checks(paths, options, pool, readings)
-        scenarios = _play_scenarios(paths, options) if not only else []
+        games = load_games(_default_paths(paths))  # once: the scenarios are played on the same models
+        results = _run_checks(games, options, pool, readings)
+        scenarios = play_scenarios(games, options) if not only else []
         if not no_growth:
             _growth(results, max_states, timeout, options.jobs, pool)
         prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
@@ -254,13 +255,6 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         click.echo("\n".join(failures), err=True)
         sys.exit(2)
     sys.exit(1 if fails(fail_on, results, comparison) or not all(s.passed for s in scenarios) else 0)
-
-
-def _play_scenarios(paths: tuple[str, ...], options) -> list:
-    """The scenarios of the games checked (none when `--property` picks properties)."""
-    from checker.runner import load_games, play_scenarios
-
-    return play_scenarios(load_games(_default_paths(paths)), options)
 
 
 def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None) -> None:
@@ -337,13 +331,13 @@ def _whole_games(paths: list[str]) -> bool:
     return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
-def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, side: SideWork | None = None) -> list:
-    from checker.runner import check_paths
+def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side: SideWork | None = None) -> list:
+    from checker.runner import check_games
 
     with _progress_display() as (on_progress, on_jobs_done):
         options.on_progress = on_progress
         options.on_jobs_done = on_jobs_done
-        return check_paths(_default_paths(paths), options, pool, side)
+        return check_games(games, options, pool, side)
 
 
 @main.command()
@@ -354,6 +348,7 @@ def _run_checks(paths: tuple[str, ...], options, pool: Pool | None = None, side:
 def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     """Regenerate the errata pages of GAMES (folder names under models/; default: all)."""
     from checker.report.errata import write_errata
+    from checker.runner import load_games
 
     paths = tuple(os.path.join(models_dir, g) for g in games) or (models_dir,)
     for path in paths:
@@ -361,7 +356,7 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
             raise RulecheckError(f"no game folder `{path}`", hint=f"games: {', '.join(sorted(os.listdir(models_dir))) if os.path.isdir(models_dir) else 'none'}")
     options = _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ())
     options.jobs = os.cpu_count() or 1
-    results = _run_checks(paths, options)
+    results = _run_checks(load_games(list(paths)), options)
     _growth(results, 2_000_000, 600.0, options.jobs)
     for path in write_errata(results, errata_dir, options.jobs):
         click.echo(f"wrote {path}")

@@ -433,11 +433,15 @@ class SideWork(Protocol):
 
 
 def check_paths(paths: list[str], options: CheckOptions, pool: Pool | None = None, side: SideWork | None = None) -> list[Result]:
-    """Every model under `paths` checked. With `pool` (from `check_pool`) the check matrix runs
+    """Every model under `paths` checked (`check_games`)."""
+    return check_games(load_games(paths), options, pool, side)
+
+
+def check_games(games: list[GameModels], options: CheckOptions, pool: Pool | None = None, side: SideWork | None = None) -> list[Result]:
+    """Every model of `games` checked. With `pool` (from `check_pool`) the check matrix runs
     there, `side`'s jobs queued ahead of it and its serial part started here beside it, so the
     workers and this process are busy together and no phase waits alone at the end."""
     jobs: list[Job] = []
-    games = load_games(paths)
     check_selection(games, options)
     for game in games:
         for model in game.models:
