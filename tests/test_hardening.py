@@ -140,7 +140,7 @@ def test_internal_error_exits_3_with_one_line(monkeypatch, tmp_path):
     def broken(*args, **kwargs):
         raise ValueError("something impossible")
 
-    monkeypatch.setattr(runner, "check_paths", broken)
+    monkeypatch.setattr(runner, "load_games", broken)
     result = CliRunner().invoke(cli.main, ["check", "--no-write", mini_project(tmp_path)])
     assert result.exit_code == 3
     lines = result.output.strip().splitlines()
