@@ -71,6 +71,13 @@ def test_coin_classes_and_forced_wins():
     assert sides == {"ann": ("no", "yes"), "bob": ("no", "yes")}
 
 
+def test_forced_wins_count_the_starts_they_are_forced_from():
+    """A side that forces a win from some starts and not others (tests/impact/models/starts)."""
+    result = analyse_model(load_model(os.path.join(MODELS, "starts/starts.yaml")), Settings())
+    sides = {f.side: (f.chance_adversarial, f.chance_cooperative) for f in result.impact.forced}
+    assert sides == {"ann": ("from 2 of 3 starts",) * 2, "bob": ("from 1 of 3 starts",) * 2}
+
+
 def test_trap_reading_is_game_breaking():
     model = load_model(TRAP)
     result = analyse_model(model, Settings())

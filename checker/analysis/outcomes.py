@@ -294,15 +294,17 @@ def forced_wins(space: StateSpace, labels: list[str | None]) -> tuple[list[Force
     wins = win_labels(players, {label for label in labels if label is not None})
     if not any(wins.values()):
         return [], "forced wins need an outcome naming the winning side (a player's name, or `<player>_win`)"
-    starts = space.initial_nodes()
+    starts = np.array(space.initial_nodes(), dtype=np.int64)
     moves = _MoveArrays(space)
+    numbers: dict[str | None, int] = {}  # each label's number, in the order met: the goal is a lookup, not a test per node
+    coded = np.fromiter((numbers.setdefault(label, len(numbers)) for label in labels), dtype=np.int64, count=len(labels))
     out = []
     for number, side in enumerate(players):
         verdicts = []
-        goal = np.array([label in wins[side] for label in labels], dtype=bool)
+        goal = np.array([label in wins[side] for label in numbers], dtype=bool)[coded]
         for cooperative in (False, True):
             won = won_nodes(moves, goal, number, cooperative)
-            hits = sum(1 for n in starts if won[n])
+            hits = int(np.count_nonzero(won[starts]))
             verdicts.append("yes" if hits == len(starts) else ("no" if hits == 0 else f"from {hits} of {len(starts)} starts"))
         out.append(ForcedWin(side, *verdicts))
     return out, ""
