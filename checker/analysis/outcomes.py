@@ -98,13 +98,13 @@ def outcome_labels(space: StateSpace) -> list[str | None]:
 
 def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Impact:
     """The outcome impact of one configuration (exact when the exploration was complete)."""
-    labels = outcome_labels(space)
+    labels = _Coded.of(outcome_labels(space))
     impact = Impact(space.complete, space.bound_text(), space.size)
-    for label in labels:
-        if label == STUCK:
-            impact.stuck_states += 1
-        elif label is not None:
-            impact.outcomes[label] = impact.outcomes.get(label, 0) + 1
+    for name, count in zip(labels.names, np.bincount(labels.codes[labels.codes >= 0], minlength=len(labels.names)).tolist()):
+        if name == STUCK:
+            impact.stuck_states = count
+        else:
+            impact.outcomes[name] = count  # in the order first met, node by node
     if not space.complete:
         estimate(space, impact, simulate_games, seed)
         return impact
@@ -169,16 +169,40 @@ def edge_probabilities(space: StateSpace) -> tuple[np.ndarray, np.ndarray]:
     return p, np.lexsort((np.arange(edges), first[group]))
 
 
-def probabilities(space: StateSpace, labels: list[str | None]) -> dict[str, float]:
+@dataclass(frozen=True)
+class _Coded:
+    """Each node's label as a number, its place in `names` (the labels in the order first met,
+    node by node; -1: no label): what the analyses ask of every node is then a lookup (each
+    asked it of every label in Python, seconds per configuration)."""
+
+    codes: np.ndarray
+    names: list[str]
+
+    @classmethod
+    def of(cls, labels: list[str | None]) -> _Coded:
+        numbers: dict[str, int] = {}
+        codes = np.fromiter((-1 if label is None else numbers.setdefault(label, len(numbers)) for label in labels), dtype=np.int64, count=len(labels))
+        return cls(codes, list(numbers))
+
+    def per_node(self, per_name: list, unlabelled: object) -> np.ndarray:
+        """`per_name[i]` at each node labelled `names[i]`, `unlabelled` at the others."""
+        return np.array([*per_name, unlabelled])[self.codes]  # -1 picks the last
+
+    def __getitem__(self, node: int) -> str | None:
+        code = int(self.codes[node])
+        return self.names[code] if code >= 0 else None
+
+
+def probabilities(space: StateSpace, labels: _Coded) -> dict[str, float]:
     """Probability of each outcome (and of never ending) from a uniformly chosen initial state."""
-    ends = np.array([label is not None for label in labels], dtype=bool)
+    ends = labels.codes >= 0
     reaches_end = _reaches(space, np.flatnonzero(ends))
     transient = np.flatnonzero(reaches_end & ~ends)
     position = np.full(space.size, -1, dtype=np.int64)
     position[transient] = np.arange(transient.size)
-    names = sorted({label for label in labels if label is not None})
+    names = sorted(labels.names)
     column = {name: i for i, name in enumerate(names)}
-    label_column = np.array([column[label] if label is not None else -1 for label in labels], dtype=np.int64)
+    label_column = labels.per_node([column[name] for name in labels.names], -1).astype(np.int64)
     p, order = edge_probabilities(space)
     counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
     source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)[order]
@@ -286,22 +310,20 @@ def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:
     return {p: {o for o in outcomes if o in (p, f"{p}_win", f"{p}_wins", f"{p}_won")} for p in players}
 
 
-def forced_wins(space: StateSpace, labels: list[str | None]) -> tuple[list[ForcedWin], str]:
+def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str]:
     model = space.compiled.model
     players = list(model.domains["player"].members) if "player" in model.domains else []
     if len(players) != 2:
         return [], f"forced wins are computed for two sides; this model has {len(players)} player(s)"
-    wins = win_labels(players, {label for label in labels if label is not None})
+    wins = win_labels(players, set(labels.names))
     if not any(wins.values()):
         return [], "forced wins need an outcome naming the winning side (a player's name, or `<player>_win`)"
     starts = np.array(space.initial_nodes(), dtype=np.int64)
     moves = _MoveArrays(space)
-    numbers: dict[str | None, int] = {}  # each label's number, in the order met: the goal is a lookup, not a test per node
-    coded = np.fromiter((numbers.setdefault(label, len(numbers)) for label in labels), dtype=np.int64, count=len(labels))
     out = []
     for number, side in enumerate(players):
         verdicts = []
-        goal = np.array([label in wins[side] for label in numbers], dtype=bool)[coded]
+        goal = labels.per_node([name in wins[side] for name in labels.names], False).astype(bool)
         for cooperative in (False, True):
             won = won_nodes(moves, goal, number, cooperative)
             hits = int(np.count_nonzero(won[starts]))
