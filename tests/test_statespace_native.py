@@ -36,6 +36,8 @@ def agree(compiled: CompiledModel, max_states: int) -> None:
     nodes = [0, python.size // 2, python.size - 1, -1] if python.size else []
     assert [native.states[n] for n in nodes] == [python.states[n] for n in nodes]  # packed when read
     assert native.states[1:4] == python.states[1:4]
+    picked = list(range(python.size - 1, -1, -3))  # packed together, in the order asked
+    assert native.states_at(picked) == python.states_at(picked) == [python.states[n] for n in picked]
 
 
 @settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -90,9 +90,9 @@ def outcome_labels(space: StateSpace) -> list[str | None]:
     labels: list[str | None] = [None] * space.size
     for node in np.flatnonzero(stuck & ~terminal).tolist():
         labels[node] = STUCK
-    states = space.states
-    for node in np.flatnonzero(terminal).tolist():  # in node order, as a modelling error in `outcome` is met
-        labels[node] = str(evaluate(states[node])) if evaluate else "finished"
+    ends = np.flatnonzero(terminal).tolist()
+    for node, state in zip(ends, space.states_at(ends)):  # in node order, as a modelling error in `outcome` is met
+        labels[node] = str(evaluate(state)) if evaluate else "finished"
     return labels
 
 

@@ -53,6 +53,12 @@ class StateSpace:
             self._index = dict(zip(self.states, range(len(self.states))))
         return self._index
 
+    def states_at(self, nodes: list[int]) -> list[int]:
+        """The packed states of `nodes`, in their order (the native loop's rows packed together,
+        not one call per node)."""
+        take = getattr(self.states, "take", None)  # `statespace_native.PackedStates`
+        return take(nodes) if take is not None else [self.states[node] for node in nodes]
+
     @property
     def expanded(self) -> int:
         """Nodes whose moves are stored (all of them when the exploration is complete)."""

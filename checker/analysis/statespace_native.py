@@ -104,6 +104,10 @@ class PackedStates(Sequence[int]):
             return _packed(self.rows[node])
         return _packed(self.rows[node : node + 1 if node != -1 else None])[0]
 
+    def take(self, nodes: list[int]) -> list[int]:
+        """The packed states of `nodes`, in their order."""
+        return _packed(self.rows[np.asarray(nodes, dtype=np.int64)]) if nodes else []
+
     def __iter__(self) -> Iterator[int]:
         return iter(_packed(self.rows))
 
