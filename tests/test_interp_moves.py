@@ -78,6 +78,27 @@ def test_only_so_many_states_are_kept(monkeypatch):
     assert calls == [1, 1, 1]  # the first state kept, the second worked out each time
 
 
+def test_a_step_asked_before_is_not_worked_out_again(monkeypatch):
+    """A replayed step (a state, the next state, the action named) asked again, also one no
+    move makes, is answered from what `move_to` kept, up to `MOVES_KEPT` steps."""
+    model = load_model(MODEL)
+    interp = Interpreter(model, model.default_config())
+    calls: list[tuple] = []
+    original = interp._first_move_to
+    monkeypatch.setattr(interp, "_first_move_to", lambda *args: calls.append(args) or original(*args))
+    start = interp.initial_states()[0]
+    move = Interpreter(model, model.default_config()).transitions(start)[0]
+    asked = [(move.post, None), (move.post, move.action), (start, None)]
+    first = [interp.move_to(start, post, action) for post, action in asked]
+    assert first[0] == first[1] == move and first[2] is None
+    assert [interp.move_to(start, post, action) for post, action in asked] == first and len(calls) == 3
+    assert interp.move_to(start, move.post, "no-such-action") is None and len(calls) == 4  # another step
+    monkeypatch.setattr(interp_module, "MOVES_KEPT", 4)
+    assert interp.move_to(start, start, move.action) is None and len(calls) == 5
+    interp.move_to(start, start, move.action)
+    assert len(calls) == 6  # no room left to keep it
+
+
 def test_one_interpreter_per_configuration_among_the_last_few():
     model = load_model(MODEL)
     base = model.default_config()
@@ -129,6 +150,7 @@ def test_a_replay_finds_the_first_move_the_full_list_gives(case):
             asked = [(post, action) for post in [m.post for m in every] + [state] for action in [None, *{m.action for m in every}]]
             expected = [next((m for m in moves if m.post == post and action in (None, m.action)), None) for post, action in asked]
             assert [lazy.move_to(state, post, action) for post, action in asked] == expected
+            assert [lazy.move_to(state, post, action) for post, action in asked] == expected  # the steps asked before
             lazy.transitions(state)
             assert [lazy.move_to(state, post, action) for post, action in asked] == expected  # read from the moves kept
             frontier.extend(m.post for m in moves)

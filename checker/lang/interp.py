@@ -58,6 +58,7 @@ class Interpreter:
         self._active: list[Action] | None = None
         self._bindings: dict[str, list[dict[str, Any]]] = {}  # per action: its parameter bindings (shared, never written)
         self._moves_of: dict[tuple, list[Transition]] = {}  # by frozen state: its moves, for the first `MOVES_KEPT` states asked
+        self._moved: dict[tuple, Transition | None] = {}  # `move_to`'s answers, for the first `MOVES_KEPT` steps asked
 
     # -- expressions -------------------------------------------------------------------
     def eval(self, expr: Expr, state: State, env: dict[str, Any] | None = None, old: State | None = None) -> Any:
@@ -244,10 +245,22 @@ class Interpreter:
         without working out the moves after it: a replay asks this at every step of a trace,
         and needs only the moves up to the one taken (the same moves in the same order: the
         forced rules first, and the others only when no forced rule is enabled). A state whose
-        moves were asked before is read from what `transitions` kept."""
-        known = self._moves_of.get(freeze(state))
+        moves were asked before is read from what `transitions` kept, and a step asked before
+        (the traces of one configuration share their first steps: a fifth of a worker's
+        replayed steps) from what this kept."""
+        frozen = freeze(state)
+        known = self._moves_of.get(frozen)
         if known is not None:
             return next((m for m in known if m.post == post and (action is None or m.action == action)), None)
+        step = (frozen, freeze(post), action)
+        if step in self._moved:
+            return self._moved[step]
+        move = self._first_move_to(state, post, action)
+        if len(self._moved) < MOVES_KEPT:
+            self._moved[step] = move
+        return move
+
+    def _first_move_to(self, state: State, post: State, action: str | None) -> Transition | None:
         if self.terminal(state):
             return None
         actions = self.active_actions()
