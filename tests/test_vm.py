@@ -628,10 +628,10 @@ for function in (vm.run, module.moves, module.successors, module.terminal, modul
 # the visited table's, the driver's and those every generated module defines.
 PER_STATE = {
     "interpreter": ["_value", "moves", "successors", "terminal", "check_state", "check_after", "leads_masks", "_seen_outcome", "_flag", "_moves", "_compare", "_mt_word", "_below",
-                    "_uniform", "_draw", "_on_walk", "_outcome_matches", "same", "all_decided", "lookup"],
+                    "_uniform", "_draw", "_on_walk", "_outcome_matches", "same", "all_decided", "lookup", "lookup_at", "hint_slots"],
     "runtime": ["_div", "_mod", "_after", "_ix", "_req", "_rd", "_wr", "state_hash", "table_shift", "grow_table", "_is_cyclic", "has_exit"],
     "end_components": ["_drop"],
-    "generated": ["successors", "check_state", "check_after", "leads_masks", "same", "all_decided", "lookup"],
+    "generated": ["successors", "check_state", "check_after", "leads_masks", "same", "all_decided", "lookup", "lookup_at", "hint_slots"],
 }
 
 

@@ -25,7 +25,10 @@ does without the runtime), and their callers, compiled with it, hold the arrays 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 # The decorator of every function a loop calls per state or per move: compiled without numba's
 # reference counting (the module's docstring says why). `_nrt` is numba's own option, which its
@@ -144,6 +147,29 @@ def _wr(t, offset, mask, value):
     if o != 0 and (mask >> (WORD - o)) != 0:
         rest = mask >> (WORD - o)
         t[w + 1] = (t[w + 1] & ~rest) | ((value >> (WORD - o)) & rest)
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the processor to bring element `index` (of a 1-D array, or the row of a 2-D one)
+    into its cache: a hint (`llvm.prefetch`), no effect on any result. A loop that found a
+    state's successors asks for their table slots first, then probes them one after another:
+    the misses overlap instead of each waiting for the last, which the property and end
+    programs run between two probes kept the processor from doing on its own."""
+    if not isinstance(array, types.Array) or array.ndim > 2 or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        data = context.make_array(array_type)(context, builder, args[0])
+        place = [args[1]] + [ir.Constant(args[1].type, 0)] * (array_type.ndim - 1)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, data, place)
+        i32 = ir.IntType(32)
+        hint = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(hint, [pointer, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])  # a read, kept close, data
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
 
 
 # -- the visited table ---------------------------------------------------------------------------
