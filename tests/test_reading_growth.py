@@ -164,3 +164,36 @@ def test_a_larger_default_explored_whole_for_a_verdict_is_not_explored_again_for
     assert runs.default(label, constants) == expected
     assert sizes == []
     assert runs.allowance.left == fresh.allowance.left - side.last.states  # the verdict run, then what the fresh one spent
+
+
+def test_a_larger_default_a_verdict_run_found_past_the_budget_is_not_explored_again_for_its_size(monkeypatch):
+    """A verdict run of the larger default that stopped past the analysis's budget counted the
+    states the size run would count before stopping there too: the size run is not made again,
+    and the allowance and the analysis (none: past the budget) are what the fresh run gives, at
+    every budget the larger game passes."""
+    from checker.analysis import reading_growth
+    from checker.analysis.evidence import CAN_END
+
+    impact = analyse_model(load_model(ODDS), Settings())
+    label, constants = "cards 1\u21922", {"cards": 2}
+    whole = _ModelRuns(impact, _Allowance(10_000), 1_000)
+    whole.explore(whole.default_side(label), constants, [CAN_END], label)
+    size = whole.default_side(label).last.states
+    real = reading_growth.decide
+    sizes: list[int] = []  # the budgets of the size runs made
+    monkeypatch.setattr(reading_growth, "decide", lambda *args, **kwargs: sizes.append(args[2]) or real(*args, **kwargs))
+    checked = 0
+    for budget in range(1, size):
+        fresh = _ModelRuns(impact, _Allowance(10_000), budget)
+        assert fresh.default(label, constants) is None
+        runs = _ModelRuns(impact, _Allowance(10_000), budget)
+        side = runs.default_side(label)
+        runs.explore(side, constants, [CAN_END], label)
+        if side.last.stopped_by != f"past its budget of {budget:,} states":
+            continue  # decided before the budget: a size run is needed
+        sizes.clear()
+        assert runs.default(label, constants) is None
+        assert sizes == []
+        assert runs.allowance.left == fresh.allowance.left - side.last.states
+        checked += 1
+    assert checked > 0

@@ -303,10 +303,14 @@ class _ModelRuns:
         run that explored it whole; None past it."""
         if label not in self.defaults:
             side = self.sides.get(label)
-            whole = next((run for run in side.explored.values() if run.complete), None) if side is not None else None
-            # A verdict run of the larger default that explored it whole has counted its states:
-            # the same count as this run's (the allowance is spent alike, so the page is the same).
-            size = whole or decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings), lazy=True), [], self.max_states, at_least=self.max_states)
+            past = f"past its budget of {self.max_states:,} states"
+            counted = next((run for run in side.explored.values() if run.complete or run.stopped_by == past), None) if side is not None else None
+            # A verdict run of the larger default that explored it whole, or that stopped past this
+            # same budget, has counted what this run would: the whole space, or the states before
+            # the first one whose moves would pass the budget (this run, wanting no verdict and
+            # `at_least` the budget, stops there too, or after the state that fills it, which a
+            # verdict run would not pass either). The allowance is spent alike, so the page is the same.
+            size = counted or decide(CompiledModel(self.mi.model, Config(constants, self.mi.baseline.readings), lazy=True), [], self.max_states, at_least=self.max_states)
             self.allowance.spend(size.states)
             self.defaults[label] = self.impact(Config(constants, self.mi.baseline.readings), size.states) if size.complete else None
         return self.defaults[label]
