@@ -283,6 +283,38 @@ def test_a_field_compared_with_a_constant_runs_as_one_instruction(compare):
             assert _run_on(fused, word) == _run_on(_unfused(ops), word), (name, word)
 
 
+def _sum_on(code: list[int], s: list[int], o: list[int]) -> int:
+    """`vm.run`'s Python source on a two-word state `s` (and old state `o`): the value returned."""
+    np = pytest.importorskip("numpy")
+    scratch = np.zeros(8, np.int64)
+    return int(vm.run.py_func(np.array(code, np.int64), 0, np.array(s, np.int64), np.array(o, np.int64), scratch, np.zeros((2, 2), np.int64), scratch, scratch,
+                              np.zeros(8, np.int64), np.zeros(8, np.int64), np.zeros(1, np.int64), scratch, scratch, 0))
+
+
+def test_fields_added_up_run_as_one_instruction():
+    """FIELD, then FIELD and ADD again and again (an unrolled `sum(deck[k] for k in card)`), is
+    one FIELD_SUM, fields of the state and of the old state, and one straddling two words
+    (FIELD2), alike; the same sum as the instructions as written for every state tried, and a
+    stack one value deep. A jump landing inside the chain (a `Mark`) keeps the rest apart, and
+    a lone field, or one followed by anything but a field, stays as it is."""
+    import random
+
+    straddling = [vm.FIELD2, 0, 0, 62, 15]  # bits 62..65: two of word 0, two of word 1
+    chain = [vm.FIELD, 0, 0, 0, 7, vm.FIELD, 1, 0, 3, 7, vm.ADD, *straddling, vm.ADD, vm.FIELD, 0, 1, 4, 3, vm.ADD, vm.RETURN]
+    fused = _placed(chain, 0)
+    assert fused == [vm.FIELD_SUM, 4, 0, 0, 0, 7, 1, 0, 3, 7, 2, 0, 62, 15, 0, 1, 4, 3, vm.RETURN]
+    assert stack_depth(fused, [0]) == 1 and stack_depth(_unfused(chain), [0]) == 2
+    rng = random.Random(5)
+    for _ in range(200):
+        s, o = [rng.getrandbits(63) - rng.getrandbits(1) * (1 << 63) for _ in range(2)], [rng.getrandbits(63) for _ in range(2)]
+        assert _sum_on(fused, s, o) == _sum_on(_unfused(chain), s, o)
+    landing = Label()
+    split = [vm.FIELD, 0, 0, 0, 7, vm.FIELD, 0, 0, 3, 7, vm.ADD, Mark(landing), vm.FIELD, 0, 0, 6, 7, vm.ADD, vm.RETURN]
+    assert _fused(split) == [vm.FIELD_SUM, 2, 0, 0, 0, 7, 0, 0, 3, 7, Mark(landing), vm.FIELD, 0, 0, 6, 7, vm.ADD, vm.RETURN]
+    lone = [vm.FIELD, 0, 0, 0, 7, vm.PUSH, 3, vm.ADD, vm.FIELD, 0, 0, 3, 7, vm.LOAD, 0, vm.ADD, vm.RETURN]
+    assert vm.FIELD_SUM not in _placed(lone, 0)
+
+
 def test_a_guards_conjunction_jumps_to_the_next_block_at_its_first_false_test():
     """`a and b` (two one-bit fields) tested by a guard: the `and`'s zero lands on the guard's
     JUMP_IF_ZERO, so each test jumps straight to the next block (FIELD_JUMP); an `or`'s

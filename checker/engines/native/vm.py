@@ -102,6 +102,12 @@ FIELD_AND = 68  # [state, word, shift, mask, address]: when the field is zero, p
 # offset, nor for the value when it is a constant too.
 WRITE_AT = 65  # [offset, value register, mask]
 WRITE_K = 66  # [offset, value, mask]
+# A sum of fields (`vm_code._field_sum`): FIELD, then FIELD and ADD again and again, as one
+# instruction; an aggregate `sum(deck[k] for k in card)` unrolled is such a chain, most of what
+# Show'n'Go's successor program ran (a dispatch a term instead of two). Each term is four
+# operands: its kind (the state, 0 s or 1 o, plus 2 when the field straddles two words, as
+# FIELD2's), word, shift and mask.
+FIELD_SUM = 69  # [count, (kind, word, shift, mask) x count]: push the sum of the fields
 
 
 @per_state
@@ -141,6 +147,21 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
                 st[sp] = 0
                 sp += 1
                 pc = code[pc + 5]
+        elif op == FIELD_SUM:
+            end = pc + 2 + 4 * code[pc + 1]
+            total = 0
+            at = pc + 2
+            while at < end:
+                kind = code[at]
+                row = s if (kind & 1) == 0 else o
+                if kind < 2:
+                    total += (row[code[at + 1]] >> code[at + 2]) & code[at + 3]
+                else:
+                    total += _rd(row, code[at + 1] * WORD + code[at + 2], code[at + 3])
+                at += 4
+            st[sp] = total
+            sp += 1
+            pc = end
         elif op == FIELD_EQ_C:
             row = s if code[pc + 1] == 0 else o
             st[sp] = 1 if (row[code[pc + 2]] >> code[pc + 3]) & code[pc + 4] == code[pc + 5] else 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
@@ -76,7 +76,7 @@ def _threaded(code: list[int], base: int) -> list[int]:
     i, n = 0, len(code)
     while i < n:
         op = code[i]
-        width = 5 + 2 * code[i + 3] if op == vm.DISPATCH else 1 + _OPERANDS[op]
+        width = 5 + 2 * code[i + 3] if op == vm.DISPATCH else 2 + 4 * code[i + 1] if op == vm.FIELD_SUM else 1 + _OPERANDS[op]
         if op in _THREADED:
             at = i + width - 1  # the address operand is the last
             for _ in range(len(code)):
@@ -103,12 +103,17 @@ def _fused(ops: list) -> list:
     and such an equality and the jump or `and` after it (`vm.FIELD_EQ_JUMP`,
     `vm.FIELD_EQ_AND`). Only where no jump lands on the second (a `Mark` between them keeps
     them apart); a return address (`vm.CALL`'s) is always the start of an instruction, which
-    fusing leaves one."""
-    return _rewritten(_rewritten(ops, vm.PUSH, _constant_pair), vm.FIELD, _field_test)
+    fusing leaves one. Before the field tests, a chain of fields added up is one `vm.FIELD_SUM`
+    (`_field_sum`; its last field is followed by an ADD, never by a test)."""
+    summed = _rewritten(_rewritten(ops, _PUSHES, _constant_pair), _SUMMED.keys(), _field_sum)
+    return _rewritten(summed, _FIELDS, _field_test)
 
 
-def _rewritten(ops: list, first: int, fuse) -> list:
-    """`ops` with each instruction `first` that `fuse` fuses with the ones after it (it returns
+_PUSHES, _FIELDS = frozenset([vm.PUSH]), frozenset([vm.FIELD])
+
+
+def _rewritten(ops: list, firsts: Collection[int], fuse) -> list:
+    """`ops` with each instruction of `firsts` that `fuse` fuses with the ones after it (it returns
     the superinstruction and how many items it replaces, or None) replaced; marks kept. Once
     per item of every program: the widths are looked up here, not by a call."""
     out: list = []
@@ -120,13 +125,13 @@ def _rewritten(ops: list, first: int, fuse) -> list:
             append(op)
             i += 1
             continue
-        if op == first:
+        if op in firsts:
             fused = fuse(ops, i)
             if fused is not None:
                 extend(fused[0])
                 i += fused[1]
                 continue
-        width = 5 + 2 * ops[i + 3] if op == vm.DISPATCH else 1 + _OPERANDS[op]
+        width = 5 + 2 * ops[i + 3] if op == vm.DISPATCH else 2 + 4 * ops[i + 1] if op == vm.FIELD_SUM else 1 + _OPERANDS[op]
         if width == 1:
             append(op)
         else:
@@ -145,6 +150,22 @@ def _constant_pair(ops: list, i: int) -> tuple[list, int] | None:
     if after in _WITH_CONSTANT:
         return [_WITH_CONSTANT[after], ops[i + 1]], 3
     return None
+
+
+_SUMMED = {vm.FIELD: 0, vm.FIELD2: 2}  # a field's kind in a FIELD_SUM: added to its state number
+
+
+def _field_sum(ops: list, i: int) -> tuple[list, int] | None:
+    """FIELD (or FIELD2) and one or more FIELD (or FIELD2) and ADD after it: their sum."""
+    n = len(ops)
+    terms = [ops[i + 1] + _SUMMED[ops[i]], *ops[i + 2 : i + 5]]
+    j = i + 5
+    while j + 5 < n and type(ops[j]) is int and ops[j] in _SUMMED and type(ops[j + 5]) is int and ops[j + 5] == vm.ADD:
+        terms += [ops[j + 1] + _SUMMED[ops[j]], *ops[j + 2 : j + 5]]
+        j += 6
+    if j == i + 5:
+        return None
+    return [vm.FIELD_SUM, len(terms) // 4, *terms], j - i
 
 
 def _field_test(ops: list, i: int) -> tuple[list, int] | None:
@@ -961,6 +982,11 @@ def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int
             if op == vm.KEEP_RETURN:
                 assert start == 1 and depth == 2, f"a subroutine returns at depth {depth}"
                 break
+            if op == vm.FIELD_SUM:
+                depth += 1
+                deepest = max(deepest, depth)
+                pc += 2 + 4 * code[pc + 1]
+                continue
             if op == vm.DISPATCH:
                 count = code[pc + 3]
                 work.extend((code[pc + 5 + 2 * k], depth) for k in range(count))
