@@ -21,7 +21,7 @@ from checker.engines import native  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
 from checker.engines.native.codegen import NativeSource  # noqa: E402
-from checker.engines.native.vm_code import _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth, whole_program  # noqa: E402
+from checker.engines.native.vm_code import _TEST_JUMPS, _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth, whole_program  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config  # noqa: E402
@@ -266,21 +266,46 @@ def _field(shift: int, mask: int) -> list:
 @pytest.mark.parametrize("compare", [vm.EQ, vm.NE])
 def test_a_field_compared_with_a_constant_runs_as_one_instruction(compare):
     """FIELD, PUSH 2, EQ (or NE) is one FIELD_EQ_C (FIELD_NE_C); followed by a guard's
-    JUMP_IF_ZERO or an `and`, the equality and the jump are one instruction too. Every value
-    of the field gives what the instructions as written give."""
+    JUMP_IF_ZERO or an `and`, the equality and the jump are one instruction too. An inequality's
+    guard jump takes the constant and the comparison (NE_C_JUMP after the FIELD: two
+    instructions, as FIELD_NE_C and the jump were). Every value of the field gives what the
+    instructions as written give."""
     other, end = Label(), Label()
     tests = {
         "value": [*_field(2, 3), vm.PUSH, 2, compare, vm.RETURN],
         "guard": [*_field(2, 3), vm.PUSH, 2, compare, vm.JUMP_IF_ZERO, other, vm.PUSH, 7, vm.RETURN, Mark(other), vm.PUSH, 9, vm.RETURN],
         "and": [*_field(2, 3), vm.PUSH, 2, compare, vm.AND_ELSE, end, *_field(0, 1), Mark(end), vm.RETURN],
     }
-    fused_ops = {vm.EQ: {"value": vm.FIELD_EQ_C, "guard": vm.FIELD_EQ_JUMP, "and": vm.FIELD_EQ_AND}, vm.NE: {"value": vm.FIELD_NE_C, "guard": vm.FIELD_NE_C, "and": vm.FIELD_NE_C}}
+    fused_ops = {vm.EQ: {"value": vm.FIELD_EQ_C, "guard": vm.FIELD_EQ_JUMP, "and": vm.FIELD_EQ_AND}, vm.NE: {"value": vm.FIELD_NE_C, "guard": vm.FIELD, "and": vm.FIELD_NE_C}}
     for name, ops in tests.items():
         fused = _placed(ops, 0)
         assert fused[0] == fused_ops[compare][name]
         assert len(fused) < len(_unfused(ops))
         for word in range(16):
             assert _run_on(fused, word) == _run_on(_unfused(ops), word), (name, word)
+
+
+@pytest.mark.parametrize("compare", sorted(_TEST_JUMPS))
+def test_a_comparison_with_a_constant_and_its_guards_jump_run_as_one_instruction(compare):
+    """A value, PUSH b, a comparison and a guard's JUMP_IF_ZERO: one instruction for the last
+    three (GT_C_JUMP b ...), or, for an equality with a field, one for all four
+    (FIELD_EQ_JUMP); the same block taken for every value and constant, and a stack the
+    assembler's depth check accepts. An `and` after the comparison is left to the threading."""
+    for b in (-1, 0, 3, 7):
+        other = Label()
+        ops = [*_field(0, 15), vm.PUSH, b, compare, vm.JUMP_IF_ZERO, other, vm.PUSH, 7, vm.RETURN, Mark(other), vm.PUSH, 9, vm.RETURN]
+        fused = _placed(ops, 0)
+        assert fused[:2] == ([vm.FIELD_EQ_JUMP, 0] if compare == vm.EQ else [vm.FIELD, 0])
+        assert compare == vm.EQ or fused[5] == _TEST_JUMPS[compare]
+        assert vm.JUMP_IF_ZERO not in fused[:9]
+        stack_depth(fused, [0])
+        for word in range(16):
+            assert _run_on(fused, word) == _run_on(_unfused(ops), word), (compare, b, word)
+        loaded = [vm.LOAD, 0, vm.PUSH, b, compare, vm.JUMP_IF_ZERO, other, vm.PUSH, 7, vm.RETURN, Mark(other), vm.PUSH, 9, vm.RETURN]
+        assert _placed(loaded, 0)[2:5] == [_TEST_JUMPS[compare], b, 8]  # the jump to the block after PUSH 7, RETURN
+    end = Label()
+    chained = [*_field(0, 15), vm.PUSH, 3, compare, vm.AND_ELSE, end, *_field(0, 1), Mark(end), vm.RETURN]
+    assert _TEST_JUMPS[compare] not in _placed(chained, 0)
 
 
 def _sum_on(code: list[int], s: list[int], o: list[int]) -> int:

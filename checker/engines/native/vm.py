@@ -108,6 +108,14 @@ WRITE_K = 66  # [offset, value, mask]
 # operands: its kind (the state, 0 s or 1 o, plus 2 when the field straddles two words, as
 # FIELD2's), word, shift and mask.
 FIELD_SUM = 69  # [count, (kind, word, shift, mask) x count]: push the sum of the fields
+# A comparison with a constant and a guard's jump after it (`vm_code._constant_pair`): most of
+# the guards' tests of a value worked out (a count against a limit, a sum against a size).
+EQ_C_JUMP = 70  # [value, address]: pop; jump unless it equals value (EQ_C, JUMP_IF_ZERO)
+NE_C_JUMP = 71
+LT_C_JUMP = 72
+LE_C_JUMP = 73
+GT_C_JUMP = 74
+GE_C_JUMP = 75
 
 
 @per_state
@@ -210,6 +218,24 @@ def run(code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, nod
         elif op == JUMP_IF_ZERO:
             sp -= 1
             pc = code[pc + 1] if st[sp] == 0 else pc + 2
+        elif op == GT_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] > code[pc + 1] else code[pc + 2]
+        elif op == EQ_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] == code[pc + 1] else code[pc + 2]
+        elif op == LE_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] <= code[pc + 1] else code[pc + 2]
+        elif op == GE_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] >= code[pc + 1] else code[pc + 2]
+        elif op == LT_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] < code[pc + 1] else code[pc + 2]
+        elif op == NE_C_JUMP:
+            sp -= 1
+            pc = pc + 3 if st[sp] != code[pc + 1] else code[pc + 2]
         elif op == LOAD:
             st[sp] = reg[code[pc + 1]]
             sp += 1

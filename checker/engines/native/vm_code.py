@@ -141,13 +141,15 @@ def _rewritten(ops: list, firsts: Collection[int], fuse) -> list:
 
 
 def _constant_pair(ops: list, i: int) -> tuple[list, int] | None:
-    """PUSH and the STORE or arithmetic after it."""
+    """PUSH and the STORE or arithmetic after it; a comparison's guard jump after that too."""
     if ops[i] != vm.PUSH or i + 2 >= len(ops) or type(ops[i + 2]) is Mark:
         return None
     after = ops[i + 2]
     if after == vm.STORE:
         return [vm.SET, ops[i + 3], ops[i + 1]], 4
     if after in _WITH_CONSTANT:
+        if after in _TEST_JUMPS and i + 4 < len(ops) and type(ops[i + 3]) is int and ops[i + 3] == vm.JUMP_IF_ZERO:
+            return [_TEST_JUMPS[after], ops[i + 1], ops[i + 4]], 5
         return [_WITH_CONSTANT[after], ops[i + 1]], 3
     return None
 
@@ -177,6 +179,8 @@ def _field_test(ops: list, i: int) -> tuple[list, int] | None:
     after = ops[i + 5]
     if after in (vm.JUMP_IF_ZERO, vm.AND_ELSE):
         return [vm.FIELD_JUMP if after == vm.JUMP_IF_ZERO else vm.FIELD_AND, *ops[i + 1 : i + 5], ops[i + 6]], 7
+    if after == vm.EQ_C_JUMP:  # an equality's guard jump, fused with its constant already (`_constant_pair`)
+        return [vm.FIELD_EQ_JUMP, *ops[i + 1 : i + 5], ops[i + 6], ops[i + 7]], 8
     if after not in (vm.EQ_C, vm.NE_C):
         return None
     test = [vm.FIELD_EQ_C if after == vm.EQ_C else vm.FIELD_NE_C, *ops[i + 1 : i + 5], ops[i + 6]]
@@ -924,6 +928,9 @@ class Program:
 
 
 # -- the stack's depth -------------------------------------------------------------------------
+# A PUSH, a comparison and a guard's JUMP_IF_ZERO after it run as one: the comparison with the constant, jumping when false.
+_TEST_JUMPS = {vm.EQ: vm.EQ_C_JUMP, vm.NE: vm.NE_C_JUMP, vm.LT: vm.LT_C_JUMP, vm.LE: vm.LE_C_JUMP, vm.GT: vm.GT_C_JUMP, vm.GE: vm.GE_C_JUMP}
+_TEST_JUMP_OPS = frozenset(_TEST_JUMPS.values())
 # (pops, pushes, operands) of each operation; DISPATCH's operands depend on its count.
 _EFFECT = {
     vm.PUSH: (0, 1, 1), vm.FIELD: (0, 1, 4), vm.FIELD2: (0, 1, 4), vm.FIELDX: (1, 1, 4), vm.READING: (0, 1, 1),
@@ -934,12 +941,13 @@ _EFFECT = {
     **{op: (2, 1, 0) for op in (vm.ADD, vm.SUB, vm.MUL, vm.DIV, vm.MOD, vm.EQ, vm.NE, vm.LT, vm.LE, vm.GT, vm.GE, vm.MIN, vm.MAX, vm.MIN_SKIPPING, vm.MAX_SKIPPING)},
     vm.SET: (0, 0, 2), **{op: (1, 1, 1) for op in (vm.ADD_C, vm.SUB_C, vm.MUL_C, vm.EQ_C, vm.NE_C, vm.LT_C, vm.LE_C, vm.GT_C, vm.GE_C)},
     vm.FIELD_EQ_C: (0, 1, 5), vm.FIELD_NE_C: (0, 1, 5), vm.FIELD_EQ_JUMP: (0, 0, 6), vm.FIELD_JUMP: (0, 0, 5), vm.WRITE_AT: (0, 0, 3), vm.WRITE_K: (0, 0, 3),
+    **{op: (1, 0, 2) for op in _TEST_JUMP_OPS},
 }
 # The operands of every operation the assembler emits (DISPATCH's: 4 + 2 x its count).
 _OPERANDS = {op: operands for op, (_, _, operands) in _EFFECT.items()} | {vm.RETURN: 0, vm.KEEP_RETURN: 3, vm.CALL: 4, vm.OPEN: 2, vm.AND_ELSE: 1, vm.OR_ELSE: 1, vm.FIELD_EQ_AND: 6, vm.FIELD_AND: 5}
 # The operations that neither jump nor end a path: (pops, change of depth, width).
 _PLAIN = {op: (pops, pushes - pops, 1 + operands) for op, (pops, pushes, operands) in _EFFECT.items()
-          if op not in (vm.JUMP, vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO, vm.FIELD_EQ_JUMP, vm.FIELD_JUMP, vm.FAIL)}
+          if op not in (vm.JUMP, vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO, vm.FIELD_EQ_JUMP, vm.FIELD_JUMP, vm.FAIL, *_TEST_JUMP_OPS)}
 # A PUSH followed by one of these runs as the superinstruction: the operation with the pushed constant.
 _WITH_CONSTANT = {vm.ADD: vm.ADD_C, vm.SUB: vm.SUB_C, vm.MUL: vm.MUL_C, vm.EQ: vm.EQ_C, vm.NE: vm.NE_C, vm.LT: vm.LT_C, vm.LE: vm.LE_C, vm.GT: vm.GT_C, vm.GE: vm.GE_C}
 
@@ -1025,7 +1033,7 @@ def _deepest(code: list[int], entry: int, start: int, subroutines: dict[int, int
                 continue
             if op in (vm.JUMP_IF_ZERO, vm.JUMP_UNLESS_ZERO):
                 work.append((code[pc + 1], depth))
-            if op in (vm.FIELD_EQ_JUMP, vm.FIELD_JUMP):
+            if op in (vm.FIELD_EQ_JUMP, vm.FIELD_JUMP) or op in _TEST_JUMP_OPS:
                 work.append((code[pc + operands], depth))
             if op == vm.FAIL:
                 break
