@@ -560,3 +560,31 @@ def test_each_group_of_kernels_takes_its_own_compile_lock(tmp_path, monkeypatch)
         pass
     assert locked == ["rulecheck_vm.first.lock", "rulecheck_vm.space.lock", "rulecheck_vm.ends.lock", "rulecheck_vm.divergence.lock",
                       "rulecheck_other.first.lock", "rulecheck_other.space.lock"]
+
+
+def test_the_interpreters_shared_callees_are_compiled_alone_under_the_modules_lock(tmp_path, monkeypatch):
+    """The interpreter's module compiles `run` and the helpers every loop shares alone under the
+    module's lock (once per process, for the types the loops pass: `test_vm` checks each is
+    compiled once), so another process waits for those, not for a whole first group: the
+    groups then take their own locks only."""
+    import fcntl
+
+    from checker.engines.native import compile_lock
+
+    monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path))
+    monkeypatch.setattr(compile_lock, "_WARM", set())
+    monkeypatch.setattr(compile_lock, "_STARTED", set())
+    locked: list[str] = []
+    monkeypatch.setattr(fcntl, "flock", lambda handle, operation: locked.append(os.path.basename(handle.name)))
+    shared: list[str] = []
+    compile_lock.shared_first("rulecheck_vm", lambda: shared.append("compiled") or locked.append("(compiling)"))
+    compile_lock.shared_first("rulecheck_vm", lambda: shared.append("again"))
+    for kernels in ("space", "ends"):
+        with engine.compiling("rulecheck_vm", kernels):
+            pass
+    assert shared == ["compiled"]
+    assert locked == ["rulecheck_vm.first.lock", "(compiling)", "rulecheck_vm.space.lock", "rulecheck_vm.ends.lock"]
+    model = load_model(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
+    _, module, _ = engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), [], checks=False)
+    assert module.__name__ in compile_lock._STARTED
+    assert f"{module.__name__}.first.lock" in locked

@@ -11,7 +11,12 @@ loop compiled the others without the lock, beside another process compiling them
 Groups share callees (`run`, the moves, the terminal condition, Tarjan's components), which a
 group's lock does not cover: each process's first group is compiled under the module's lock too,
 so the callees every loop uses are compiled once, by the first process to start, and the others'
-first groups load them. Without `fcntl` (Windows) there is no lock, only the duplicated work.
+first groups load them. The interpreter's module compiles its shared callees alone under that
+lock instead (`shared_first`, for the argument types its loops pass), so that another process
+waits for those only (about 4 s from an empty cache), not for the first process's whole first
+group (7 s more), and compiles its own group meanwhile: at the start of a cold check one worker
+compiled the impact analysis's first loops while the other waited. Without `fcntl` (Windows)
+there is no lock, only the duplicated work.
 """
 
 from __future__ import annotations
@@ -48,6 +53,17 @@ def compiling(name: str, kernels: str) -> Iterator[None]:
         yield
         _WARM.add((name, kernels))
         _STARTED.add(name)
+
+
+def shared_first(name: str, compile_shared: Callable[[], None]) -> None:
+    """Once per process, `compile_shared` (the callees every group of module `name` shares,
+    compiled or loaded from numba's cache) under the module's lock; the module's groups are then
+    compiled under their own locks alone."""
+    if name in _STARTED:
+        return
+    with _file_lock(f"{name}.first"):
+        compile_shared()
+    _STARTED.add(name)
 
 
 def first_call_locked(name: str) -> Callable[[F], F]:

@@ -28,7 +28,7 @@ from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
 from checker.engines.native import DECIDED_IN_LOOP, space_store
 from checker.engines.native.codegen import DRIVER, WORD, NativeSource
-from checker.engines.native.compile_lock import compiling
+from checker.engines.native.compile_lock import compiling, shared_first
 from checker.engines.native.layer_checks import LayerChecks
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
@@ -350,7 +350,29 @@ def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[N
             _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source, limit, moves))
     if limit is not None:
         limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
-    return source, load_module(vm_source()), _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+    module = load_module(vm_source())
+    ctx = _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+    shared_first(module.__name__, lambda: _compile_shared(module, ctx, source.words, max(len(source.instances), 1)))
+    return source, module, ctx
+
+
+def _compile_shared(module: ModuleType, ctx: tuple, words: int, instances: int) -> None:
+    """The interpreter's `run` and the helpers around it that every loop of `module` calls,
+    compiled (or loaded from numba's cache) for the argument types the loops pass them: a state
+    row, the successor rows, the program's inputs (`tests/test_vm.py` checks each is compiled
+    once in a cold process, so these are the loops' own types)."""
+    from numba import typeof, types
+
+    from checker.engines.native import vm
+
+    row, out_i, out = typeof(np.empty(words, np.int64)), typeof(np.empty(instances, np.int64)), typeof(np.empty((instances, words), np.int64))
+    inputs = typeof(ctx)
+    at = types.int64
+    vm.run.compile((typeof(ctx[0]), at, row, row, out_i, out, typeof(ctx[2]), typeof(ctx[1]), typeof(ctx[3]), typeof(ctx[4]), typeof(ctx[5]), typeof(ctx[9]), typeof(ctx[10]), at))
+    module._value.compile((inputs, at, row, row))
+    module.moves.compile((row, out_i, out, inputs))
+    module.successors.compile((row, out_i, out, inputs))
+    module.terminal.compile((row, inputs))
 
 
 def _moves_program(compiled: CompiledModel) -> Bytecode:
