@@ -19,6 +19,7 @@ from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
+from checker.analysis.warm import warm_loops
 from checker.dispatch import Handle, Pool, collect, submit_all
 from checker.lang.model import Model
 from checker.results import Result
@@ -137,7 +138,11 @@ class ReadingsAhead:
         return self.prepared
 
     def prepare(self) -> None:
-        """Wait for the explorations (queued first, so done first) and re-check the lines."""
+        """Wait for the explorations (queued first, so done first) and re-check the lines; the
+        re-check's loops are compiled first, while the explorations run (`warm_loops`)."""
+        if self.games and self.games[0][2]:
+            model, base = self.games[0][2][0][:2]
+            warm_loops(model, base)
         for folder, paths, plans, handles in self.games:
             impacts = assemble(plans, collect(handles), self.settings)
             self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
