@@ -21,7 +21,9 @@ from numba.extending import intrinsic
 # the successor rows' too) after `out`'s.
 WORDS = types.CPointer(types.int64)
 FLAGS = types.CPointer(types.int8)
-C_SIGNATURE = types.int64(WORDS, types.int64, WORDS, WORDS, WORDS, WORDS, types.int64, WORDS, WORDS, WORDS, WORDS, WORDS, FLAGS, WORDS, types.int64)
+C_SIGNATURE = types.int64(
+    WORDS, types.int64, WORDS, WORDS, WORDS, WORDS, types.int64, WORDS, WORDS, WORDS, WORDS, WORDS, FLAGS, WORDS, types.int64
+)
 _STATUS = 10  # the position among the arrays of `status`, an int8 array
 
 
@@ -30,24 +32,29 @@ def call_run(typingctx, address, code, pc, s, o, out_i, out, rd, tables, st, reg
     """`vm.run(code, pc, ...)` through the C function at `address` (`run_entry.address`)."""
     arrays = (code, s, o, out_i, out, rd, tables, st, reg, err, status, where)
     dtypes = [types.int8 if k == _STATUS else types.int64 for k in range(len(arrays))]
-    if any(not isinstance(a, types.Array) or a.layout != "C" or a.dtype != d or a.ndim != (2 if a is out else 1) for a, d in zip(arrays, dtypes)):
+    if any(
+        not isinstance(a, types.Array) or a.layout != "C" or a.dtype != d or a.ndim != (2 if a is out else 1)
+        for a, d in zip(arrays, dtypes)
+    ):
         return None
     if not all(isinstance(x, types.Integer) for x in (address, pc, node)):
         return None
 
     def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        pointers = []
-        for k, (kind, value) in enumerate(zip(signature.args[1:], args[1:])):
-            if isinstance(kind, types.Array):
-                pointers.append(context.make_array(kind)(context, builder, value))
-            else:
-                pointers.append(value)
-        code_, pc_, s_, o_, out_i_, out_, rd_, tables_, st_, reg_, err_, status_, where_, node_ = pointers
-        words = builder.extract_value(out_.shape, 1)
+        def data(k):  # argument k's data pointer
+            return context.make_array(signature.args[k])(context, builder, args[k]).data
+
+        words = builder.extract_value(context.make_array(out)(context, builder, args[6]).shape, 1)
+        values = [data(1), args[2], data(3), data(4), data(5), data(6), words, *(data(k) for k in range(7, 14)), args[14]]
         parameters = [context.get_value_type(t) for t in C_SIGNATURE.args]
-        function = builder.inttoptr(args[0], ir.FunctionType(i64, parameters).as_pointer())
-        values = [code_.data, pc_, s_.data, o_.data, out_i_.data, out_.data, words, rd_.data, tables_.data, st_.data, reg_.data, err_.data, status_.data, where_.data, node_]
-        return builder.call(function, [builder.bitcast(v, t) if isinstance(v.type, ir.PointerType) else builder.sext(v, t) if v.type.width < 64 else v for v, t in zip(values, parameters)])
+        function = builder.inttoptr(args[0], ir.FunctionType(ir.IntType(64), parameters).as_pointer())
+        return builder.call(function, [_as(builder, v, t) for v, t in zip(values, parameters)])
 
     return types.int64(address, code, pc, s, o, out_i, out, rd, tables, st, reg, err, status, where, node), codegen
+
+
+def _as(builder, value, kind):
+    """`value` as the C parameter type `kind`: a pointer cast, an integer widened."""
+    if isinstance(kind, ir.PointerType):
+        return builder.bitcast(value, kind)
+    return builder.sext(value, kind) if value.type.width < kind.width else value

@@ -15,8 +15,22 @@ _ANY = 1
 
 @cfunc(C_SIGNATURE, cache=True)
 def run_c(code, pc, s, o, out_i, out, words, rd, tables, st, reg, err, status, where, node):
-    return run(carray(code, _ANY), pc, carray(s, words), carray(o, words), carray(out_i, _ANY), carray(out, (_ANY, words)), carray(rd, _ANY), carray(tables, _ANY),
-               carray(st, _ANY), carray(reg, _ANY), carray(err, _ANY), carray(status, _ANY), carray(where, _ANY), node)
+    return run(
+        carray(code, _ANY),
+        pc,
+        carray(s, words),
+        carray(o, words),
+        carray(out_i, _ANY),
+        carray(out, (_ANY, words)),
+        carray(rd, _ANY),
+        carray(tables, _ANY),
+        carray(st, _ANY),
+        carray(reg, _ANY),
+        carray(err, _ANY),
+        carray(status, _ANY),
+        carray(where, _ANY),
+        node,
+    )
 
 
 def address() -> int:
