@@ -34,5 +34,7 @@ def run_c(code, pc, s, o, out_i, out, words, rd, tables, st, reg, err, status, w
 
 
 def address() -> int:
-    """Where `run_c`'s machine code starts in this process."""
-    return int(run_c.address)
+    """Where `run_c`'s machine code starts in this process (compiled at import, so it has one)."""
+    at = run_c.address
+    assert at is not None
+    return int(at)
