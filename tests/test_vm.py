@@ -645,46 +645,6 @@ def test_a_process_waits_for_the_program_another_is_assembling(tmp_path, monkeyp
     assert not list((tmp_path / "cache" / "vm").glob("*.lock"))
 
 
-def test_the_interpreter_is_compiled_once_not_into_every_loop(tmp_path):
-    """numba compiles a function together with every compiled function it calls: each loop and
-    helper calling `vm.run` carried a copy of the interpreter, 0.2 to 0.4 CPU s each to compile
-    (about 27 of them in a cold check). They call its C entry through its address instead
-    (`run_call`). In a process with an empty cache (every function compiled there, so its
-    machine code's source is at hand), after an exploration deciding properties and a
-    simulation: the C entry holds the interpreter, and no function of the interpreter's module
-    defines one."""
-    import subprocess
-    import sys
-
-    script = """
-import os
-from checker.engines import simulate_native
-from checker.engines.explicit import Budget
-from checker.engines.native import engine, run_entry
-from checker.lang.compile import CompiledModel
-from tests.symbolic_support import bound_props
-model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
-config = model.default_config()
-engine.explore(CompiledModel(model, config, lazy=True), props, Budget(2_000, 600.0), bytecode=True)
-simulate_native.simulate(CompiledModel(model, config, lazy=True), 20, 1, 200)
-def defines_run(ir):
-    return any(line.startswith("define") and "native2vm3run" in line for line in ir.splitlines())
-print("run_c", defines_run(run_entry.run_c.inspect_llvm()))
-module = engine.load_module(engine.vm_source())
-for name, function in sorted(vars(module).items()):
-    for ir in (function.inspect_llvm().values() if hasattr(function, "signatures") else ()):
-        print(name, defines_run(ir))
-"""
-    env = {**os.environ, "RULECHECK_CACHE": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    out = subprocess.run([sys.executable, "-c", script], cwd=HERE, env=env, capture_output=True, text=True, timeout=900)
-    assert out.returncode == 0, out.stderr
-    lines = [line.split() for line in out.stdout.splitlines()]
-    assert lines[0] == ["run_c", "True"]
-    loops = {name for name, _ in lines[1:]}
-    assert {"moves", "terminal", "check_state", "expand", "play_games"} <= loops
-    assert [name for name, defines in lines[1:] if defines == "True"] == []
-
-
 def test_every_loop_calls_the_interpreter_with_one_list_of_argument_types(tmp_path):
     """numba compiles a function once per distinct list of argument types, and a literal (a
     `0` written in the caller) or a read-only array is a type of its own: `run` was compiled

@@ -351,25 +351,24 @@ def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[N
     if limit is not None:
         limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
     module = load_module(vm_source())
-    program = _PROGRAMS[key]
-    shared_first(module.__name__, lambda: _compile_shared(module, program.context([], [], 0), source.words, max(len(source.instances), 1)))
-    from checker.engines.native import run_entry  # compiled or loaded by now
-
-    return source, module, program.context(source.reading_values(compiled.config), python_order(source, compiled), run_entry.address())
+    ctx = _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
+    shared_first(module.__name__, lambda: _compile_shared(module, ctx, source.words, max(len(source.instances), 1)))
+    return source, module, ctx
 
 
 def _compile_shared(module: ModuleType, ctx: tuple, words: int, instances: int) -> None:
-    """The interpreter (its C entry, `run_call`) and the helpers around it that every loop of
-    `module` calls, compiled (or loaded from numba's cache) for the argument types the loops
-    pass them: a state row, the successor rows, the program's inputs (`tests/test_vm.py` checks
-    each is compiled once in a cold process, so these are the loops' own types)."""
+    """The interpreter's `run` and the helpers around it that every loop of `module` calls,
+    compiled (or loaded from numba's cache) for the argument types the loops pass them: a state
+    row, the successor rows, the program's inputs (`tests/test_vm.py` checks each is compiled
+    once in a cold process, so these are the loops' own types)."""
     from numba import typeof, types
 
-    from checker.engines.native import run_entry  # noqa: F401  # compiles the interpreter's C entry on import
+    from checker.engines.native import vm
 
     row, out_i, out = typeof(np.empty(words, np.int64)), typeof(np.empty(instances, np.int64)), typeof(np.empty((instances, words), np.int64))
     inputs = typeof(ctx)
     at = types.int64
+    vm.run.compile((typeof(ctx[0]), at, row, row, out_i, out, typeof(ctx[2]), typeof(ctx[1]), typeof(ctx[3]), typeof(ctx[4]), typeof(ctx[5]), typeof(ctx[9]), typeof(ctx[10]), at))
     module._value.compile((inputs, at, row, row))
     module.moves.compile((row, out_i, out, inputs))
     module.successors.compile((row, out_i, out, inputs))

@@ -40,8 +40,9 @@ per_state = njit(cache=True, _nrt=False)  # type: ignore[call-overload]
 # matrix, submitting the findings' growth re-checks) go on together.
 kernel = njit(cache=True, nogil=True)
 # A loop's part kept apart for reading, compiled into the loop that calls it (numba's own inlining)
-# rather than as a function of its own: each function numba compiles costs its own typing, pass
-# pipeline and cache entry, and once cost a copy of the interpreter too (`run_call`).
+# rather than as a function of its own: every compiled function links its own copy of the
+# interpreter's `run`, and compiling that copy is most of a small function's cost (a second or
+# so each, cold).
 kernel_part = njit(cache=True, nogil=True, inline="always")
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 WORD = 64

@@ -5,8 +5,7 @@ model: a price the native back-end pays once per model and machine, and that kep
 check in the Python engine. Here the model is data instead: `vm_code.py` assembles its guards,
 effects and property predicates into an array of integers, and `run` below executes them. It
 is compiled once per machine (numba's cache), so a model nobody compiled before explores
-natively at once, and the loops call it through the address of its C entry (`run_call.py`), so
-that none of them compiles a copy of it.
+natively at once.
 
 The instructions work on a stack of 64-bit integers (`st`) and a few registers (`reg`); a
 state is a row of 64-bit words, the old state of an `after` property a second row. An
@@ -24,7 +23,7 @@ from checker.engines.native.runtime import WORD, _rd, _wr, per_state
 
 # The `node` of a run that decides no property. An int64, not the literal 0: numba compiles a
 # function once per distinct argument types, and a literal is a type of its own (three copies
-# of `run`, 3 to 4 CPU s each, when the loops called it directly with different types).
+# of `run`, 3 to 4 CPU s each, before every caller passed the same types).
 NO_NODE = np.int64(0)
 SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 

@@ -579,11 +579,10 @@ class Bytecode:
     terms: int  # the most terms of an aggregate it unrolled: a budget below it refuses the program
     writes: int  # the registers the writes use: the shared values' come after them
 
-    def context(self, readings: list[int], order: list[int], run_at: int) -> tuple:
+    def context(self, readings: list[int], order: list[int]) -> tuple:
         """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
         shared arrays, these readings, each instance's place in the Python engine's order of
-        moves (empty: the program's own order is it), scratch space of its own, and where the
-        interpreter's machine code starts in this process (`run_call`)."""
+        moves (empty: the program's own order is it), and scratch space of its own."""
         import numpy as np
 
         return (
@@ -599,7 +598,6 @@ class Bytecode:
             np.zeros(1, np.int8),
             np.zeros(1, np.int64),
             np.array(order, np.int64),
-            np.array([run_at], np.int64),
         )
 
 
