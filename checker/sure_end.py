@@ -59,18 +59,21 @@ def _on_graph(space: StateSpace | StoredSpace, initial: list[int], chance: set[i
     import numpy as np
 
     from checker.engines.native import end_components
+    from checker.engines.native.compile_lock import compiling
 
     starts = np.frombuffer(space.starts, np.int32)
     targets = np.frombuffer(space.targets, np.int32)
     terminal = np.frombuffer(space.terminal, np.uint8)
     expanded = np.zeros(space.size, np.uint8)
-    walked = end_components.walk(starts, targets, terminal, np.array(initial, np.int32), max_states, expanded)
+    with compiling("end_components", "walk"):  # two workers reaching it at once compiled it twice
+        walked = end_components.walk(starts, targets, terminal, np.array(initial, np.int32), max_states, expanded)
     if walked != end_components.WALKED:
         return None if walked == end_components.PAST_BOUND else False
     instances = np.frombuffer(space.instances, np.int32)
     is_chance = np.zeros(int(instances.max(initial=0)) + 1, np.uint8)
     is_chance[[i for i in chance if i < is_chance.size]] = 1
-    return not end_components.has_end_component(starts, targets, is_chance[instances], expanded)
+    with compiling("end_components", "has_end_component"):
+        return not end_components.has_end_component(starts, targets, is_chance[instances], expanded)
 
 
 def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | StoredSpace | None:

@@ -651,34 +651,40 @@ def test_every_loop_calls_the_interpreter_with_one_list_of_argument_types(tmp_pa
     three times (3 to 4 CPU s each) and the moves, terminal condition and random draw twice in
     a cold check. In a process with an empty cache (so that every function is compiled there,
     callees included: one loaded from the cache does not ask for its callees), the entry
-    points that run a program with properties, step states from Python and simulate leave
-    each function one compilation."""
+    points that run a program with properties (exploring, and over a stored space), step
+    states from Python and simulate leave each function one compilation (`check_after` was
+    compiled twice: the stored space's targets are int32)."""
     import subprocess
     import sys
 
     script = """
 import os
+from checker.analysis.impact import keep_space
+from checker.analysis.statespace import explore_space
 from checker.engines import native, simulate_native
 from checker.engines.explicit import Budget
-from checker.engines.native import engine, vm
+from checker.engines.native import engine, space_store, vm
 from checker.lang.compile import CompiledModel
 from tests.symbolic_support import bound_props
 model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
 config = model.default_config()
 engine.explore(CompiledModel(model, config, lazy=True), props, Budget(2_000, 600.0), bytecode=True)
+with space_store.sharing():  # the properties decided over a stored space too (`check_space`)
+    keep_space(explore_space(CompiledModel(model, config, lazy=True), 200_000))
+    engine.explore(CompiledModel(model, config, lazy=True), props, Budget(200_000, 600.0), bytecode=True)
 simulate_native.simulate(CompiledModel(model, config, lazy=True), 20, 1, 200)
 stepped = native.stepping(model, config)
 for _, post in stepped.successors(stepped.initial[0]):
     stepped.terminal(post)
 module = engine.load_module(engine.vm_source())
-for function in (vm.run, module.moves, module.successors, module.terminal, module._value, module._below):
+for function in (vm.run, module.moves, module.successors, module.terminal, module._value, module._below, module.check_space, module.check_after):
     print(function.py_func.__name__, len(function.signatures))
 """
     env = {**os.environ, "RULECHECK_CACHE": str(tmp_path), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     out = subprocess.run([sys.executable, "-c", script], cwd=HERE, env=env, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     counts = dict(line.split() for line in out.stdout.splitlines())
-    assert counts == {name: "1" for name in ("run", "moves", "successors", "terminal", "_value", "_below")}
+    assert counts == {name: "1" for name in ("run", "moves", "successors", "terminal", "_value", "_below", "check_space", "check_after")}
 
 
 # The functions a loop calls for every state or move: the interpreter, the helpers around it,
