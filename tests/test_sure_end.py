@@ -136,3 +136,26 @@ def test_the_graph_the_check_just_read_is_used(tmp_path, monkeypatch):
             patch.setattr("checker.analysis.statespace.explore_space", lambda *args, **kwargs: pytest.fail("explored again"))
             assert sure_end.ends_surely(CompiledModel(model, config, lazy=True), 100_000) == expected[1]
             assert space_store.recent(CompiledModel(model, config, lazy=True), 1) is None  # past a bound of one state: explored
+
+
+def test_the_compiled_walk_and_search_are_called_under_compile_locks(monkeypatch):
+    """Two workers that reached `ends_surely`'s compiled walk and end-component search at once
+    compiled them twice (about 0.7 CPU s of a cold check): their first calls hold the
+    `end_components` module's locks (`compile_lock.compiling`), as the graph passes' do."""
+    from contextlib import contextmanager
+
+    from checker.engines.native import compile_lock
+
+    held: list[tuple[str, str]] = []
+    original = compile_lock.compiling
+
+    @contextmanager
+    def recording(name, kernels):
+        with original(name, kernels):
+            held.append((name, kernels))
+            yield
+
+    monkeypatch.setattr(compile_lock, "compiling", recording)
+    space = SimpleNamespace(starts=array("i", [0, 2, 3, 3]), targets=array("i", [1, 2, 0]), instances=array("i", [0, 0, 0]), terminal=bytearray([0, 0, 1]), size=3)
+    assert sure_end._on_graph(space, [0], {0}, 100) is True
+    assert held == [("end_components", "walk"), ("end_components", "has_end_component")]
