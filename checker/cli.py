@@ -191,7 +191,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     baseline = load_baseline(baseline_path) if baseline_path else None
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
     options.jobs = jobs
-    options.backend = _backend(backend)
+    options.backend = _backend(backend, engine)
     options.witnesses = witnesses or 1
     options.symmetry = not no_symmetry
     options.reuse = not fresh
@@ -292,13 +292,19 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
     return lines
 
 
-def _backend(backend: str) -> str:
-    """--backend native and vm are refused when the native back-end is not installed."""
+def _backend(backend: str, engine: str) -> str:
+    """--backend native and vm are refused when the native back-end is not installed; the default
+    `auto` then runs every exploration in the Python engine, and says so once, since a whole
+    check takes about ten times as long there and the remedy is one install away."""
     from checker.engines.native import unavailable_reason
 
-    reason = unavailable_reason() if backend in ("native", "vm") else None
-    if reason is not None:
+    if backend == "python" or engine == "symbolic":
+        return backend
+    reason = unavailable_reason()
+    if reason is not None and backend in ("native", "vm"):
         raise RulecheckError(f"--backend {backend}: {reason}")
+    if reason is not None:
+        click.echo(f"rulecheck: the compiled back-end is unavailable, {reason}: the explicit engine runs in Python, the reference, several times slower", err=True)
     return backend
 
 

@@ -147,6 +147,31 @@ def test_internal_error_exits_3_with_one_line(monkeypatch, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("internal error: ValueError") and "--debug" in lines[0]
 
 
+def test_a_check_without_numba_says_once_that_it_runs_in_the_python_engine(monkeypatch, tmp_path):
+    """The default back-end falls back to the Python engine without numba (every result the
+    same), and says so once on standard error with the install that fixes it; `--backend python`
+    asked for it and hears nothing; `--backend vm` cannot run and stops with exit status 2."""
+    from checker import cli
+    from checker.engines import native
+
+    def results(run) -> list[tuple]:
+        assert run.exit_code == 0, run.output
+        return [(r["variant"], r["property"], r["reading"], r["verdict"], r["states"], r["depth"], r["trace"]) for r in json.loads(run.stdout)["results"]]
+
+    check = ["check", "--no-write", "--jobs", "1", "--fresh", "--format", "json"]
+    monkeypatch.chdir(mini_project(tmp_path))
+    native_run = CliRunner().invoke(cli.main, check)
+    monkeypatch.setattr(native, "unavailable_reason", lambda: "numba is not installed (pip install 'rulecheck[fast]')")
+    fallback = CliRunner().invoke(cli.main, check)
+    assert results(fallback) == results(native_run)
+    assert fallback.stderr.count("the compiled back-end is unavailable") == 1 and "pip install 'rulecheck[fast]'" in fallback.stderr
+    assert "unavailable" not in native_run.stderr
+    asked = CliRunner().invoke(cli.main, [*check, "--backend", "python"])
+    assert results(asked) == results(native_run) and "unavailable" not in asked.stderr
+    refused = CliRunner().invoke(cli.main, [*check, "--backend", "vm"])
+    assert refused.exit_code == 2 and "--backend vm: numba is not installed" in refused.output
+
+
 # -- 7. expressions of any size ----------------------------------------------------------------
 BIG = MINI.replace("domains:\n", "domains:\n  big: {range: [1, 200]}\n")
 

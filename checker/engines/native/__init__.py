@@ -3,7 +3,7 @@
 `explore_and_decide` is what the runner calls: the native engine when the back-end is available
 and can run the model configuration, the pure-Python engine (the reference) otherwise, with
 a one-line notice on standard error when a model cannot be run natively (`auto` without numba
-installed is quietly the Python engine).
+installed is the Python engine throughout, which `check` says once, before it starts).
 
 A model runs natively in one of two ways. Its own module (`codegen.py`), compiled by numba:
 the fastest, but compiling takes seconds to minutes per model (once per machine: the result is
@@ -118,7 +118,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
             else:
                 return exp, engine.decide(exp, props, found)
         elif backend in ("native", "vm"):
-            notice(reason)  # `auto` without numba is simply the Python engine
+            notice(reason)  # `auto` without numba is the Python engine (the command said so once)
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found)
 
