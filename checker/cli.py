@@ -294,16 +294,16 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
 
 def _backend(backend: str, engine: str) -> str:
     """--backend native and vm are refused when the native back-end is not installed; the default
-    `auto` then runs every exploration in the Python engine, and says so once, since a whole
-    check takes about ten times as long there and the remedy is one install away."""
+    `auto` then runs every explicit exploration in the Python engine, and says so once, since a
+    whole check takes about seven times the CPU there and the remedy is one install away."""
     from checker.engines.native import unavailable_reason
 
-    if backend == "python" or engine == "symbolic":
+    if backend == "python":
         return backend
     reason = unavailable_reason()
     if reason is not None and backend in ("native", "vm"):
         raise RulecheckError(f"--backend {backend}: {reason}")
-    if reason is not None:
+    if reason is not None and engine != "symbolic":
         click.echo(f"rulecheck: the compiled back-end is unavailable, {reason}: the explicit engine runs in Python, the reference, several times slower", err=True)
     return backend
 
