@@ -290,11 +290,31 @@ class NativeExploration(explicit.Exploration):
         return [int(n) for n in super().path_to(int(node))]
 
 
+_EXACT: dict[tuple, str | None] = {}  # (model file, id, constants, properties) -> why 64 bits may not hold
+
+
+def require_exact(compiled: CompiledModel, props: list[BoundProperty]) -> None:
+    """Refuse (`NativeUnsupported`) a configuration whose integers may leave 64 bits: the compiled
+    code would wrap where the language is exact (`lang/int_bounds`). Once per model, constants
+    and properties in a process."""
+    from checker.lang.int_bounds import first_wide
+
+    model = compiled.model
+    key = (model.path, model.id, repr(sorted(compiled.config.constants.items())), tuple(_signature(p) for p in props))
+    if key not in _EXACT:
+        exprs = [e for p in props for e in (p.expr, p.source, p.target, p.measure) if e is not None]
+        wide = first_wide(model, compiled.config.constants, exprs)
+        _EXACT[key] = None if wide is None else wide.describe()
+    if _EXACT[key] is not None:
+        raise NativeUnsupported(str(_EXACT[key]))
+
+
 def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType]:
     """Find in the cache (or generate) the compiled module for this configuration. A module an
     earlier run recorded (`_record`) is imported without generating its source again: generating
     costs seconds for a large model (Show'n'Go's about 5 CPU s), in every process that explores
     it natively, and only the generator itself (cheap) is needed to run the module."""
+    require_exact(compiled, generated_props(compiled, props))
     try:
         name = recorded_module(compiled, props)
         if name is not None:
@@ -332,6 +352,7 @@ def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool =
     a loop that decides properties, that program with their predicates placed after it
     (`vm_code.Program`): the moves are assembled once for both (a cold check assembled both
     whole for a third of the larger games the re-checks explore, 9 CPU s)."""
+    require_exact(compiled, generated_props(compiled, props) if checks else [])
     if not checks:
         return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, []), _key(compiled.model, compiled.config, []))
     return _built(compiled, NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props)), source_key(compiled, props))
