@@ -37,6 +37,11 @@ class Result:
     _witnesses: list[Trace] | None = field(default=None, repr=False)
     growth: tuple[GrowthCheck, ...] = ()  # the growth re-checks of the findings this failure shows
     reused: bool = False  # the verdict came from the verdict cache: nothing was explored for it in this run
+    # a run over free constants or readings: "every" configuration, or "some" (`config`); "" for one
+    quantifier: str = ""
+    # the verdict is about a configuration the suite's `expect` speaks of: false for a verdict
+    # about "some" configuration whose constants are not the run's own (`--set`, else the defaults)
+    about_suite: bool = True
 
     @property
     def witnesses(self) -> list[Trace]:
@@ -58,8 +63,10 @@ class Result:
     def matches(self) -> bool:
         """The verdict is the expected one. A `holds` that is only bounded (time or depth ran
         out before a proof) matches `holds` only when the property itself asks for that bound
-        (its own `depth`, reached in full): an unfinished check never passes."""
-        if self.status != self.expected:
+        (its own `depth`, reached in full): an unfinished check never passes. A verdict about
+        some configuration other than the suite's (free constants) does not say what the
+        suite's own configuration gives: it passes nothing (`docs/symbolic.md`)."""
+        if self.status != self.expected or not self.about_suite:
             return False
         if self.status == "holds" and not self.proof:
             return self.prop.depth is not None and self.depth >= self.prop.depth and "timeout" not in self.bound
@@ -67,6 +74,9 @@ class Result:
 
     @property
     def verdict_text(self) -> str:
-        if self.status == "holds" and not self.proof:
-            return "holds (bounded)"
-        return self.status
+        text = "holds (bounded)" if self.status == "holds" and not self.proof else str(self.status)
+        if self.quantifier == "every":
+            return f"{text} in every configuration"
+        if self.quantifier == "some":
+            return f"{text} in some configuration" + ("" if self.about_suite else ", undecided in the suite's")
+        return text

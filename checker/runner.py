@@ -382,18 +382,26 @@ def symbolic_results(model: Model, config: Config, props: list[BoundProperty], o
     from checker.engines.symbolic import SymbolicEngine
 
     verdicts = SymbolicEngine().decide(model, config, props, options)
-    return [result_of(model, config, prop, verdicts[prop.id]) for prop in props]
+    return [result_of(model, config, prop, verdicts[prop.id], free_readings=options.free_readings) for prop in props]
 
 
-def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict, reuse: bool = False) -> Result:
+def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict, reuse: bool = False, free_readings: bool = False) -> Result:
     """The one place a verdict becomes a `Result`: its evidence is replayed and confirmed in the
     interpreter (`build_trace`), under the configuration the engine chose when it chose one
-    (`reuse`: facts of the configuration the verdict cache keeps may come from it)."""
+    (`reuse`: facts of the configuration the verdict cache keeps may come from it). A verdict
+    over free configurations is compared with `expect` as its quantifier allows: one for every
+    configuration with the expectation of each (every reading option, when readings are free);
+    one for some configuration with that configuration's, and only when its constants are the
+    run's own (`config`'s), the ones the suite's expectation is about."""
     cfg = verdict.config or config
+    expected = prop.prop.expect.verdict(model, cfg)
+    if verdict.quantifier == "every" and free_readings:
+        expected = _expected_under_every_reading(model, config, prop)
     result = Result(
         model=model, prop=prop.prop, config=cfg, status=verdict.status, engine=verdict.engine, bound=verdict.bound,
-        expected=prop.prop.expect.verdict(model, cfg), states=verdict.states, transitions=verdict.transitions,
+        expected=expected, states=verdict.states, transitions=verdict.transitions,
         depth=verdict.depth, seconds=verdict.seconds, detail=verdict.detail, proof=verdict.proof, reused=verdict.reused,
+        quantifier=verdict.quantifier, about_suite=verdict.quantifier != "some" or (verdict.config is not None and verdict.config.constants == config.constants),
     )
     if verdict.has_evidence:
         assert verdict.path is not None
@@ -404,6 +412,14 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
         assert verdict.path is not None
         result.witness_paths, result.witness_of = (verdict.path, *verdict.more_witnesses), prop
     return result
+
+
+def _expected_under_every_reading(model: Model, config: Config, prop: BoundProperty) -> str:
+    """The one verdict `expect` gives under every combination of the readings it names, or
+    words saying it differs between them (then no single verdict matches)."""
+    named = sorted({name for conditions, _ in prop.prop.expect.rules for name, _ in conditions if name in model.readings})
+    verdicts = {prop.prop.expect.verdict(model, config.with_readings(dict(zip(named, combo)))) for combo in itertools.product(*(model.readings[n].options for n in named))}
+    return verdicts.pop() if len(verdicts) == 1 else "holds or fails, by reading"
 
 
 def play_scenarios(games: list[GameModels], options: CheckOptions) -> list[ScenarioResult]:

@@ -54,6 +54,9 @@ class Verdict:
     loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left (None: not known)
     more_witnesses: tuple[list[State], ...] = ()  # reachable: further witnesses, each to another end state
     reused: bool = False  # taken from the verdict cache (`checker.verdict_cache`), not decided in this run
+    # a run that leaves constants or readings free decides for a set of configurations at once:
+    # "every" (the verdict holds of each) or "some" (of the one in `config`); "" for one configuration
+    quantifier: str = ""
 
     @property
     def has_witness(self) -> bool:

@@ -696,3 +696,70 @@ def test_leads_to_from_termination_and_deadlock_freedom(tmp_path):
     assert exp["down-to-zero"].status == r.status == "holds" and r.proof and "with level and deadlock-free" in r.bound
     assert exp["never-drawing-at-zero"].status == "fails"
     assert not sym["never-drawing-at-zero"].proof
+
+
+# -- free runs quantify over configurations ------------------------------------------------------
+FREE_COUNT = """\
+game: FreeCount
+id: m
+constants: {c: {type: int, range: [0, 3], default: 0}}
+readings:
+  r: {clause: r-1, question: which?, options: {o1: one, o2: two}, default: o1}
+state: {n: "int[0..3]"}
+init: {n: 0}
+terminal: n == 3
+actions:
+  up: {by: rules, when: n < 3, do: {n: "n + 1 if reading.r == o1 else n + 1"}, rule: r-1}
+"""
+FREE_COUNT_PROPS = """\
+- {id: c-three, kind: reachable, expr: "c == 3", expect: holds}
+- {id: c-never-three, kind: invariant, expr: "c != 3", expect: fails}
+- {id: in-range, kind: invariant, expr: "n <= 3"}
+- {id: never-nine, kind: reachable, expr: "n + c == 9", expect: fails}
+- {id: by-reading, kind: invariant, expr: "n <= 3", expect: {default: holds, r=o2: fails}}
+- {id: o2-seen, kind: reachable, expr: "reading.r == o2", expect: {default: fails, r=o2: holds}}
+"""
+
+
+def test_a_witness_in_some_configuration_says_so_and_decides_nothing_for_the_suites(tmp_path):
+    """`reachable` holds when the solver finds a witness in *some* configuration (c=3): that is
+    not the suite's configuration (c=0, where nothing reaches it), so it passes nothing, and its
+    detail says where it holds (it once said "fails when c=3" and matched `expect: holds`)."""
+    path = write_game(str(tmp_path), "fc", FREE_COUNT, FREE_COUNT_PROPS)
+    sym = run(path, "symbolic", depth=6, ids={"c-three", "c-never-three", "in-range", "never-nine"}, free_constants=True)
+    witness = sym["c-three"]
+    assert (witness.status, witness.quantifier, witness.config.constants["c"]) == ("holds", "some", 3)
+    assert witness.detail == "holds when c=3" and not witness.matches
+    assert witness.verdict_text == "holds in some configuration, undecided in the suite's"
+    # a counterexample in another configuration than the suite's: the suite's own is not decided
+    failure = sym["c-never-three"]
+    assert (failure.status, failure.quantifier, failure.detail, failure.matches) == ("fails", "some", "fails when c=3", False)
+    # what holds of every configuration, or fails in every one, is compared as usual
+    assert (sym["in-range"].status, sym["in-range"].quantifier, sym["in-range"].matches) == ("holds", "every", True)
+    assert (sym["never-nine"].status, sym["never-nine"].quantifier, sym["never-nine"].matches) == ("fails", "every", True)
+    explicit = run(path, "explicit", ids={"c-three"})["c-three"]
+    assert (explicit.status, explicit.quantifier, explicit.matches) == ("fails", "", False)
+
+
+def test_free_readings_compare_each_configuration_with_its_own_expectation(tmp_path):
+    path = write_game(str(tmp_path), "fc", FREE_COUNT, FREE_COUNT_PROPS)
+    sym = run(path, "symbolic", depth=6, ids={"by-reading", "o2-seen", "in-range"}, free_readings=True)
+    # a witness under r=o2 with the suite's constants: compared with r=o2's expectation
+    seen = sym["o2-seen"]
+    assert (seen.status, seen.quantifier, seen.config.readings["r"], seen.expected, seen.matches) == ("holds", "some", "o2", "holds", True)
+    # holds in every configuration, but the suite expects a failure under r=o2: not a match
+    every = sym["by-reading"]
+    assert (every.status, every.quantifier, every.expected, every.matches) == ("holds", "every", "holds or fails, by reading", False)
+    assert sym["in-range"].matches
+
+
+def test_a_free_run_over_an_existential_property_exits_1_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from checker.cli import main
+
+    write_game(str(tmp_path), "fc", FREE_COUNT, "- {id: c-three, kind: reachable, expr: \"c == 3\", expect: holds}\n")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "models"), "--engine", "symbolic", "--free-constants", "--no-write", "--property", "c-three", "--format", "json"])
+    assert result.exit_code == 1, result.output
+    (entry,) = [r for r in json.loads(result.output)["results"] if r["property"] == "c-three" and r["reading"] == "default"]
+    assert (entry["verdict"], entry["configurations"], entry["constants"], entry["matches"]) == ("holds", "some", {"c": 3}, False)

@@ -38,6 +38,8 @@ class PropertyKind:
     native: bool = True  # the native back-end's compiled loop decides it
     needs_edges: bool = False  # the explicit engine must keep the exploration's edges to decide it
     optional: frozenset[str] = frozenset()  # keys only this kind may give (besides the common ones)
+    existential: bool = False  # `holds` means something exists (a witness, an action firing): over free configurations, in some
+
 
     @property
     def keeps_witness(self) -> bool:
@@ -54,7 +56,7 @@ KINDS: dict[str, PropertyKind] = {k.name: k for k in (
           violation="In the last state `{expr}` is false, but it should hold in every reachable state."),
     _kind("after", ("action", "expr"), KindClass.TRANSITION, "a transition after which the expression is false"),
     _kind("reachable", ("expr",), KindClass.STATE, "a state satisfying the expression", found="holds",
-          violation="The last state satisfies `{expr}`: a witness that it is reachable.", optional=("witness",)),
+          violation="The last state satisfies `{expr}`: a witness that it is reachable.", optional=("witness",), existential=True),
     _kind("unreachable", ("expr",), KindClass.STATE, "a state satisfying the expression",
           violation="The last state satisfies `{expr}`, which should be unreachable."),
     _kind("leads-to", ("from", "to"), KindClass.GRAPH, "a play from `from` that avoids `to`", needs_edges=True),
@@ -65,7 +67,7 @@ KINDS: dict[str, PropertyKind] = {k.name: k for k in (
     _kind("deterministic", (), KindClass.GENERIC, "two forced rules with different outcomes",
           problem="Two rules prescribe different outcomes for the same situation", unfiled_class="contradiction"),
     _kind("coverage", (), KindClass.GENERIC, "an action that never fires",
-          problem="Some rules can never apply", unfiled_class="dead-rule"),
+          problem="Some rules can never apply", unfiled_class="dead-rule", existential=True),
     _kind("can-end", (), KindClass.GRAPH, "a state from which no play reaches a terminal state",
           problem="A game can reach a point from which it cannot end", unfiled_class="gap", game_breaking=True,
           symbolic_gap="`can-end` (AG EF terminal) needs the whole reachable graph: use the explicit engine", native=True, needs_edges=True),

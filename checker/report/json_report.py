@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.results import Result
-from checker.trace import to_json
+from checker.trace import jsonable_constants, to_json
 
 
 def result_json(result: Result) -> dict[str, Any]:
@@ -17,6 +17,10 @@ def result_json(result: Result) -> dict[str, Any]:
         "reading": result.reading_label,
         "readings": result.config.readings,
         "verdict": result.status,
+        # free constants or readings: the verdict is about "every" configuration or "some" (the
+        # one in `constants` and `readings`); null for one configuration
+        "configurations": result.quantifier or None,
+        "constants": jsonable_constants(result.config.constants) if result.quantifier == "some" else None,
         "proof": result.proof if result.status == "holds" else None,
         "expected": result.expected,
         "matches": result.matches,

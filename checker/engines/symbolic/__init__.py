@@ -77,7 +77,22 @@ def check_symbolic(model: Model, config: Config, props: list[BoundProperty], opt
         if prop.kind in UNSUPPORTED:
             outcomes[prop.id] = Outcome("undecided", False, "not supported by the symbolic engine", detail=UNSUPPORTED[prop.kind])
     seconds = time.perf_counter() - started
-    return {prop.id: to_verdict(outcomes[prop.id], seconds) for prop in props}
+    free = bool(enc.const_vars or enc.table_vars or enc.reading_vars)
+    return {prop.id: to_verdict(outcomes[prop.id], seconds, quantifier(prop.kind, outcomes[prop.id].status, free)) for prop in props}
+
+
+def quantifier(kind: str, status: str, free: bool) -> str:
+    """How a verdict over free constants or readings quantifies over configurations. A path the
+    solver finds lives in the one configuration it chose ("some": a counterexample, an error, a
+    `reachable` witness; `coverage` holds when each action fires in some configuration, not
+    necessarily one); the verdict it reaches when nothing is found holds of them all ("every":
+    an invariant proved, a `reachable` with no witness in any)."""
+    if not free or status == "undecided":
+        return ""
+    if status == "error":
+        return "some"
+    found_something = status == "holds" if KINDS[kind].existential else status == "fails"
+    return "some" if found_something else "every"
 
 
 class SymbolicEngine:
@@ -315,11 +330,11 @@ def bounded(enc: Encoder, prop: BoundProperty, run: BMCRun) -> Outcome:
     return Outcome("holds", False, bound, depth=d)
 
 
-def to_verdict(outcome: Outcome, seconds: float) -> Verdict:
+def to_verdict(outcome: Outcome, seconds: float, quantifier: str = "") -> Verdict:
     return Verdict(
         Status(outcome.status), EngineName.SYMBOLIC, outcome.bound, depth=max(outcome.depth, 0), seconds=seconds,
         detail=outcome.detail or (outcome.note if outcome.status == "fails" and not outcome.states else ""),
         proof=outcome.proof if outcome.status == "holds" else True, config=outcome.config,
         path=outcome.states, shape=outcome.shape, loop_start=outcome.loop_start,  # a counterexample, or a `reachable`'s witness
-        note=outcome.note, last_action=outcome.last_action, branches=outcome.branches,
+        note=outcome.note, last_action=outcome.last_action, branches=outcome.branches, quantifier=quantifier,
     )

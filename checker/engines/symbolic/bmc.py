@@ -58,14 +58,15 @@ class BMCRun:
     errors_excluded: bool = False  # proved: no reachable state raises a modelling error
 
 
-def describe_config(enc: Encoder, cfg: Config) -> str:
-    """"when low_cards=3, reading tie=defender" for the values the solver chose."""
+def describe_config(enc: Encoder, cfg: Config, verb: str = "fails") -> str:
+    """"fails when low_cards=3, reading tie=defender" for the values the solver chose (`verb`:
+    what happens under them: a witness `holds` there)."""
     parts = [f"{name}={cfg.constants[name]}" for name in enc.const_vars]
     for name in enc.table_vars:  # a free table: the cells the solver set apart from the configuration's
         fixed = enc.config.constants[name]
         parts += [f"{name}[{'/'.join(map(str, key))}]={value}" for key, value in cfg.constants[name].items() if value != fixed[key]]
     parts += [f"reading {name}={cfg.readings[name]}" for name in enc.reading_vars]
-    return ("fails when " + ", ".join(parts)) if parts else ""
+    return (f"{verb} when " + ", ".join(parts)) if parts else ""
 
 
 def depth_needed(prop: BoundProperty, default_depth: int) -> int:
@@ -211,7 +212,6 @@ def _condition(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int, run: BMC
 def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: int, deadline: float, run: BMCRun, coverage_targets: set[str], cond):
     """One property's question at depth k: an Outcome when decided, "unknown" on timeout, else None."""
     kind = prop.kind
-    cfg_note = lambda m: describe_config(enc, enc.chosen_config(m))  # noqa: E731
 
     def found(cond):
         status, m = query(solver, cond, deadline)
@@ -244,7 +244,8 @@ def _ask(enc: Encoder, u: Unrolling, solver: z3.Solver, prop: BoundProperty, k: 
         if hit == "unknown":
             return "unknown"
         if hit:
-            return raising(m) or Outcome("holds", True, f"BMC: witness at depth {k}", u.path(m, k), enc.chosen_config(m), depth=k, detail=cfg_note(m))
+            cfg = enc.chosen_config(m)
+            return raising(m) or Outcome("holds", True, f"BMC: witness at depth {k}", u.path(m, k), cfg, depth=k, detail=describe_config(enc, cfg, "holds"))
         return None
     if kind == "after":
         hit, m = found(cond)
