@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.console import Console
 
+from checker import caches
 from checker.commands import add_commands
 from checker.dispatch import Pool
 from checker.engines.explicit import Budget, Progress
@@ -165,7 +166,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--witnesses", type=click.IntRange(min=1), default=None, metavar="N", help="Keep up to N witnesses of each `reachable` that holds (shortest plays to different states) and write them with the traces; without it one is kept and written only for properties with `witness: true`.")
 @click.option("--no-symmetry", is_flag=True, help="Explore every state of models that declare `symmetric` domains, not one per renaming.")
 @click.option("--no-growth", is_flag=True, help="Skip the growth re-check (each filed finding re-checked with the model's marked bounds one step larger).")
-@click.option("--fresh", is_flag=True, help="Explore every combination again instead of reusing the verdicts cached for the same models, properties, options and checker (.rulecheck-cache/verdicts).")
+@click.option("--fresh", is_flag=True, help="Read no cache of any kind: every verdict, fact, growth re-check, Readings section, generated code and program is computed again (and cached again for the next run).")
 @guarded
 def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool, fresh: bool) -> None:
     """Check models against their properties (default: every model under models/).
@@ -187,6 +188,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     from checker.runner import check_pool, load_games, play_scenarios
 
     started = time.monotonic()
+    click.get_current_context().with_resource(caches.fresh_run(fresh))  # --fresh: no cache read, here or in the workers
     require_baseline(fail_on, baseline_path)
     baseline = load_baseline(baseline_path) if baseline_path else None
     options = _check_options(engine, max_states, timeout, depth, readings_mode, pinned, constants, only)
@@ -194,7 +196,6 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     options.backend = _backend(backend, engine)
     options.witnesses = witnesses or 1
     options.symmetry = not no_symmetry
-    options.reuse = not fresh
     options.cluster = _cluster(cluster, engine)
     if free_constants or free_readings:
         if engine == "explicit":
@@ -403,10 +404,11 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
         click.echo(json.dumps(impacts_json(results), indent=2, default=str))
         return
     if fmt == "markdown":
+        from checker.report.markdown_escape import escaped_page
+
         for folder in dict.fromkeys(r.model.folder for r in results):
             mine = [r for r in results if r.model.folder == folder]
-            click.echo(f"## Readings: {mine[0].model.game}\n")
-            click.echo("\n".join(readings_section([r.model for r in mine], [], mine, settings)))
+            click.echo(escaped_page(f"## Readings: {mine[0].model.game}\n\n" + "\n".join(readings_section([r.model for r in mine], [], mine, settings))))
         return
     _print_impacts(results)
 

@@ -47,10 +47,10 @@ class ClusterPool:
 
 
 @contextmanager
-def session(address: str, workers: int, model_paths: Sequence[str] = ()) -> Iterator[ClusterPool]:
+def session(address: str, workers: int, files: Sequence[str] = ()) -> Iterator[ClusterPool]:
     """A client on the cluster at `address` (`local`: a new `LocalCluster` of `workers`
     single-threaded worker processes, closed with the session), checked before use: the
-    workers run this checker's code and see the files of the models in `model_paths`."""
+    workers run this checker's code and see the same `files` (the models' and suites')."""
     require_dask("--cluster")
     from distributed import Client, LocalCluster
 
@@ -67,7 +67,7 @@ def session(address: str, workers: int, model_paths: Sequence[str] = ()) -> Iter
         raise RulecheckError(f"--cluster {address}: cannot reach a Dask scheduler there ({exc})", hint="start one with `dask scheduler` and workers with `dask worker ADDRESS` (docs/distributed.md)") from None
     try:
         check_workers(client, address)
-        check_sources(client, address, model_paths)
+        check_sources(client, address, files)
         _CURRENT.append(client)
         yield ClusterPool(client)
     finally:
@@ -81,7 +81,7 @@ def session(address: str, workers: int, model_paths: Sequence[str] = ()) -> Iter
 def check_workers(client: Any, address: str) -> None:
     """Every worker must run the same checker code as this process (a job carries a pickled
     model whose meaning is the code's), and there must be at least one worker."""
-    from checker.lang.compile_cache import code_digest
+    from checker.caches import code_digest
 
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
@@ -95,17 +95,14 @@ def check_workers(client: Any, address: str) -> None:
                              hint="install the same rulecheck version on every worker and restart them")
 
 
-def check_sources(client: Any, address: str, model_paths: Sequence[str]) -> None:
-    """Every worker must read the same model files, at the same paths, as this process: a
-    worker compiles the successor code of the model it is sent and caches it under a key made
-    from the files it finds (`compile_cache.source_digest`), so a worker with other files (or
-    none) could later serve code compiled for another version of the model."""
-    from checker.lang.compile_cache import source_digest
-
-    ours = {path: source_digest(path) for path in sorted({os.path.abspath(p) for p in model_paths})}
+def check_sources(client: Any, address: str, files: Sequence[str]) -> None:
+    """Every worker must read the same files, at the same paths, as this process: the files the
+    models were loaded from (`Model.sources`) and their suites, which a worker reads again (a
+    model's program carries its whole suite)."""
+    ours = file_digests(sorted({os.path.abspath(p) for p in files}))
     if not ours:
         return
-    theirs = client.run(_source_digests, list(ours))
+    theirs = client.run(file_digests, list(ours))
     for worker, digests in sorted(theirs.items()):
         for path, digest in ours.items():
             if digests.get(path) != digest:
@@ -113,10 +110,18 @@ def check_sources(client: Any, address: str, model_paths: Sequence[str]) -> None
                                      hint="every worker needs the same files at the same paths: a shared file system, or the same checkout")
 
 
-def _source_digests(paths: list[str]) -> dict[str, str | None]:
-    from checker.lang.compile_cache import source_digest
+def file_digests(paths: list[str]) -> dict[str, str | None]:
+    """Each file's SHA-256 (None: not there)."""
+    import hashlib
 
-    return {path: source_digest(path) if os.path.isfile(path) else None for path in paths}
+    out: dict[str, str | None] = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                out[path] = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            out[path] = None
+    return out
 
 
 def current() -> Any:

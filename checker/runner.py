@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from checker import cluster, verdict_cache
+from checker import caches, cluster, verdict_cache
 from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
@@ -28,6 +28,7 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
 from checker.lang.scenarios import Scenario, bind_scenario, load_scenarios
 from checker.lang.symmetry import check_expressions, check_symmetric
+from checker.lang.yamlsrc import ABSENT, MAX_DIGITS
 from checker.limits import OutOfBudget, allow_deep_expressions
 from checker.results import Result
 from checker.scenario_run import ScenarioResult, scenario_results
@@ -209,10 +210,13 @@ def parse_constants(model: Model, raw: dict[str, str]) -> dict[str, Any]:
 def _constant_value(model: Model, const, target: str, text: str) -> Any:
     kind = const.elem.type.kind
     if kind == "int":
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        if sum(c.isdigit() for c in text) > MAX_DIGITS:
+            raise RulecheckError(f"--set {target}={shown}: an integer of {sum(c.isdigit() for c in text):,} digits, at most {MAX_DIGITS:,}")
         try:
             value: Any = int(text)
         except ValueError:
-            raise RulecheckError(f"--set {target}={text}: expected an integer") from None
+            raise RulecheckError(f"--set {target}={shown}: expected an integer") from None
         if const.elem.lo is not None and not const.elem.lo <= value <= const.elem.hi:
             raise RulecheckError(f"--set {target}={text}: out of its range {const.elem.lo}..{const.elem.hi}")
         return value
@@ -242,7 +246,7 @@ class Job:
     witnesses: int = 1
     symmetry: bool = True
     reuse: bool = True
-    props_digest: str = ""  # `verdict_cache.props_digest(props)`, computed once per model when verdicts may be reused
+    props_digest: str = ""  # `caches.list_digest(props)`, computed once per model when verdicts may be reused
 
 
 def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> list[Job]:
@@ -257,14 +261,14 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
-    digest = verdict_cache.props_digest(bound) if options.reuse else ""
+    digest = caches.list_digest(bound) if options.reuse else ""
     return [Job(model, configs, bound, options.engine, options.budget, options.depth, free, options.backend, options.witnesses, options.symmetry, options.reuse, digest) for configs in groups.values()]
 
 
 def run_job(job: Job, on_progress: Callable[[str, Progress], None] | None = None) -> list[tuple[int, list[Result]]]:
     allow_deep_expressions()  # also in worker processes
     if job.props_digest:
-        verdict_cache.adopt_digest(job.props, job.props_digest)
+        caches.adopt_list_digest(job.props, job.props_digest)
     options = CheckOptions(engine=job.engine, budget=job.budget, depth=job.depth, on_progress=on_progress, free_constants=job.free[0], free_readings=job.free[1], backend=job.backend, witnesses=job.witnesses, symmetry=job.symmetry, reuse=job.reuse)
     (first_position, first), *others = job.configs
     batch, exploration = _check_config(job.model, first, job.props, options)
@@ -516,12 +520,18 @@ def check_pool(options: CheckOptions) -> Iterator[Pool | None]:
         yield pool
 
 
+def read_files(models: list[Model]) -> list[str]:
+    """Every file the models were loaded from, and their property suites: what a worker must
+    see the same."""
+    return sorted({path for model in models for path, digest in model.sources if digest != ABSENT} | {suite_path(model.path) for model in models})
+
+
 @contextmanager
 def _pool(options: CheckOptions, jobs: list[Job]) -> Iterator[Pool]:
     """Where the jobs run: on the cluster (the distributed engine drives its workers from this
     process, one exploration at a time), in `--jobs` worker processes, or here."""
     if options.cluster is not None:
-        with cluster.session(options.cluster, options.jobs, [job.model.path for job in jobs]) as on_cluster:
+        with cluster.session(options.cluster, options.jobs, read_files([job.model for job in jobs])) as on_cluster:
             yield SerialPool() if options.engine == "distributed" else on_cluster
     elif options.jobs > 1 and len(jobs) > 1:
         with process_pool(min(options.jobs, len(jobs))) as pool:

@@ -3,40 +3,41 @@ reuses them instead of exploring again.
 
 A designer re-runs the whole suite after every rule change, and most of it is unchanged: the
 other games' models, properties and the checker are the same bytes, so their verdicts are too.
-The key hashes everything a verdict is a function of: the checker's code (and Python's version),
-the model's YAML files and its `extends` chain (`compile_cache.source_digest`), the model and its
-configuration (constants and readings), every bound property in full, and the options the
-exploration reads (state budget, time limit, back-end, witnesses, symmetry). Only verdicts that
-no clock decided are kept: an exploration that was complete, or stopped at its state budget or
-once every property was decided, never one a time limit stopped. A reused verdict's path is
-replayed in the interpreter like any other (`runner.result_of`), so evidence is still confirmed
-on every run; its `seconds` are 0, and the summary counts the combinations taken from here.
+The key (`caches.content_key`) is made from everything a verdict is a function of: the checker's
+code, every file the model was loaded from, the configuration (constants and readings), every
+bound property in full, and the options the exploration reads (state budget, time limit,
+back-end, witnesses, symmetry). Only verdicts that no clock decided are kept: an exploration that
+was complete, or stopped at its state budget or once every property was decided, never one a
+time limit stopped. A reused verdict's path is replayed in the interpreter like any other
+(`runner.result_of`), so evidence is still confirmed on every run; its `seconds` are 0, and the
+summary counts the combinations taken from here.
 
 Beside them: facts of a configuration alone that the evidence needs (`remembered`: whether a
 chance-sustained loop's game ends surely). The folder is `.rulecheck-cache/verdicts` under the
-working directory, as the Readings and growth caches are, or `$RULECHECK_VERDICTS`; `rulecheck
-check --fresh` neither reads nor writes it.
+working directory, as the Readings and growth caches are, or `$RULECHECK_VERDICTS`. It is in
+the user's repository, so entries are JSON read back as data only (`_decoded` builds verdicts,
+states and configurations and nothing else; anything else in a file makes it a miss): a file a
+pull request plants there cannot run code. `rulecheck check --fresh` reads nothing from it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+import json
 import os
-import pickle
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from checker.lang.compile_cache import code_digest, source_digest
+from checker import caches
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
-from checker.verdict import Verdict
+from checker.verdict import EngineName, Status, Verdict
 
-CACHE_DIR = os.path.join(".rulecheck-cache", "verdicts")
-FORMAT = "verdicts-1"  # changes when what is stored changes shape
+CACHE_DIR = os.path.join(caches.PROJECT_DIR, "verdicts")
+FORMAT = "verdicts-2"  # changes when what is stored changes shape
 _DETERMINED = ("exhaustive", "state budget", "every property decided")  # how an exploration ended without a clock
 T = TypeVar("T")
-_PROPS: dict[int, tuple[list[BoundProperty], str]] = {}  # id -> (the list, its digest): a model's jobs share one list
+_VERDICT_FIELDS = {f.name for f in dataclasses.fields(Verdict)}
 
 
 def cache_dir() -> str:
@@ -44,52 +45,46 @@ def cache_dir() -> str:
 
 
 def key(model: Model, config: Config, props: list[BoundProperty], options: Any) -> str | None:
-    """The content key of one configuration's verdicts (None: a model file is gone or unreadable)."""
+    """The content key of one configuration's verdicts (None: a model not loaded from files)."""
     budget = options.budget
-    return _config_key(model, config, props_digest(props), repr((options.engine, budget.max_states, budget.timeout, budget.stop_when_decided, options.backend, options.witnesses, options.symmetry)))
+    return _config_key(model, config, caches.list_digest(props), (options.engine, budget.max_states, budget.timeout, budget.stop_when_decided, options.backend, options.witnesses, options.symmetry))
 
 
-def _config_key(model: Model, config: Config, *parts: str) -> str | None:
-    try:
-        sources = source_digest(model.path)
-    except OSError:
+def _config_key(model: Model, config: Config, *parts: object) -> str | None:
+    if not caches.cacheable(model):
         return None
-    digest = hashlib.sha256(FORMAT.encode())
-    digest.update(code_digest().encode())
-    digest.update(sources.encode())
-    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()))).encode())
-    for part in parts:
-        digest.update(b"\0" + part.encode())
-    return digest.hexdigest()[:32]
+    return caches.content_key(FORMAT, model, sorted(config.constants.items()), sorted(config.readings.items()), *parts)
 
 
 def remembered(fact: str, model: Model, config: Config, compute: Callable[[], T]) -> T:
     """`compute()`, a fact of one configuration alone that no clock decides (`fact` names it
     with its budget), kept by content beside the verdicts: whether a chance-sustained loop's
     game ends surely explores the whole game again, about a second each, and was a third of a
-    run over unchanged models."""
+    run over unchanged models. Facts are JSON scalars."""
     name = _config_key(model, config, fact)
-    path = os.path.join(cache_dir(), f"{fact}-{name}.pickle") if name is not None else None
-    if path is not None:
-        try:
-            with open(path, "rb") as handle:
-                return pickle.load(handle)  # noqa: S301 - written below
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-            pass
+    path = os.path.join(cache_dir(), f"{fact}-{name}.json") if name is not None else None
+    if path is not None and caches.reads_allowed():
+        stored = _read(path)
+        if isinstance(stored, (bool, int, float, str)):
+            return stored  # type: ignore[return-value]
     value = compute()
     if path is not None:
-        _write(path, value)
+        caches.write_atomic(path, json.dumps(value).encode())
     return value
 
 
 def load(name: str) -> tuple[dict[str, Verdict], bool] | None:
     """(verdicts by property, whether the exploration was complete), or None when not cached."""
-    try:
-        with open(os.path.join(cache_dir(), f"{name}.pickle"), "rb") as handle:
-            stored = pickle.load(handle)  # noqa: S301 - written by this module, under the user's own folder
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+    if not caches.reads_allowed():
         return None
-    verdicts, complete = stored
+    stored = _read(os.path.join(cache_dir(), f"{name}.json"))
+    try:
+        verdicts = {str(k): _verdict(v) for k, v in stored["verdicts"].items()}  # type: ignore[index]
+        complete = stored["complete"]  # type: ignore[index]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if not isinstance(complete, bool):
+        return None
     for verdict in verdicts.values():
         verdict.seconds, verdict.reused = 0.0, True  # nothing was explored for it in this run
     return verdicts, complete
@@ -99,54 +94,67 @@ def store(name: str, verdicts: dict[str, Verdict], complete: bool) -> None:
     """Keep the verdicts when no time limit decided any of them (written whole or not at all)."""
     if not verdicts or not all(_determined(v) for v in verdicts.values()):
         return
-    _write(os.path.join(cache_dir(), f"{name}.pickle"), (verdicts, complete))
+    doc = {"format": FORMAT, "complete": complete, "verdicts": {k: _encoded(dataclasses.asdict(v) | {"config": v.config}) for k, v in verdicts.items()}}
+    caches.write_atomic(os.path.join(cache_dir(), f"{name}.json"), json.dumps(doc, separators=(",", ":")).encode())
 
 
-def _write(path: str, value: object) -> None:
-    """Whole or not at all (worker processes may write the same entry at once)."""
+def _read(path: str) -> object:
+    """A cache file's JSON (None: missing or unreadable)."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "wb") as handle:
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(partial, path)
-    except OSError:
-        pass  # an unwritable cache only means the next run explores again
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+# -- the JSON codec: verdicts, configurations, states; tuples and dicts with any keys tagged ----
+def _encoded(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Config):
+        return {"config": [_encoded(value.constants), _encoded(value.readings)]}
+    if isinstance(value, dict):
+        return {"dict": [[_encoded(k), _encoded(v)] for k, v in value.items()]}
+    if isinstance(value, tuple):
+        return {"tuple": [_encoded(v) for v in value]}
+    if isinstance(value, list):
+        return [_encoded(v) for v in value]
+    raise TypeError(f"a verdict holds a {type(value).__name__}")
+
+
+def _decoded(value: Any) -> Any:
+    """What `_encoded` wrote, as data: scalars, lists, tuples, dicts, configurations."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [_decoded(v) for v in value]
+    if isinstance(value, dict) and len(value) == 1:
+        (tag, inner), = value.items()
+        if tag == "tuple" and isinstance(inner, list):
+            return tuple(_decoded(v) for v in inner)
+        if tag == "dict" and isinstance(inner, list):
+            return {_hashable(_decoded(k)): _decoded(v) for k, v in inner}
+        if tag == "config" and isinstance(inner, list) and len(inner) == 2:
+            constants, readings = (_decoded(v) for v in inner)
+            if isinstance(constants, dict) and isinstance(readings, dict):
+                return Config(constants, readings)
+    raise ValueError("not a cached verdict")
+
+
+def _hashable(key: Any) -> Any:
+    if isinstance(key, (list, dict)):
+        raise ValueError("not a cached verdict")
+    return key
+
+
+def _verdict(doc: Any) -> Verdict:
+    fields = _decoded(doc)
+    if not isinstance(fields, dict) or set(fields) != _VERDICT_FIELDS:
+        raise ValueError("not a cached verdict")
+    fields["status"], fields["engine"] = Status(fields["status"]), EngineName(fields["engine"])
+    return Verdict(**fields)
 
 
 def _determined(verdict: Verdict) -> bool:
     words = f"{verdict.detail} {verdict.note}".lower()
     return verdict.bound.startswith(_DETERMINED) and "timeout" not in words and "timed out" not in words
-
-
-def props_digest(props: list[BoundProperty]) -> str:
-    """The content digest of a model's bound properties, computed once per list object."""
-    entry = _PROPS.get(id(props))
-    if entry is not None and entry[0] is props:
-        return entry[1]
-    digest = hashlib.sha256(repr(_canonical(props)).encode()).hexdigest()
-    adopt_digest(props, digest)
-    return digest
-
-
-def adopt_digest(props: list[BoundProperty], digest: str) -> None:
-    """Take `digest` as the digest of `props`: a check job's properties arrive in a worker
-    process as a fresh copy per job, so the digest the planning process computed once per
-    model travels with the job (recomputing it per job was 2 to 3 % of a cold check)."""
-    if len(_PROPS) > 256:
-        _PROPS.clear()
-    _PROPS[id(props)] = (props, digest)
-
-
-def _canonical(value: Any) -> Any:
-    """A representation of `value` whose `repr` is the same in every process: sets are sorted
-    (their iteration order follows string hashing, which differs between processes)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__name__, tuple((f.name, _canonical(getattr(value, f.name))) for f in dataclasses.fields(value)))
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted((repr(k), _canonical(v)) for k, v in value.items())))
-    if isinstance(value, (set, frozenset)):
-        return ("set", tuple(sorted(repr(_canonical(v)) for v in value)))
-    if isinstance(value, (list, tuple)):
-        return tuple(_canonical(v) for v in value)
-    return repr(value)

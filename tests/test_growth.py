@@ -212,7 +212,7 @@ def test_no_growth_turns_the_re_check_off(toy):
     assert "growth" not in summary
 
 
-def test_outcomes_are_cached_on_the_model_and_suite(toy, tmp_path, monkeypatch):
+def test_outcomes_are_cached_on_the_model_and_the_property(toy, tmp_path, monkeypatch):
     monkeypatch.chdir(toy)
     results = check_paths(["models/toy"], CheckOptions())
     cache = str(tmp_path / "cache")
@@ -226,9 +226,14 @@ def test_outcomes_are_cached_on_the_model_and_suite(toy, tmp_path, monkeypatch):
         r.growth = ()
     assert growth.growth_checks(results, 2_000_000, 60.0, cache) == first
     suite = toy / "properties" / "toy.yaml"
-    suite.write_text(suite.read_text() + "\n# edited\n")  # any change to the suite misses the cache
+    suite.write_text(suite.read_text().replace("says: Nobody ever draws.", "says: Nobody ever draws a card."))  # a property's text
     with pytest.raises(AssertionError, match="cached outcome"):
-        growth.growth_checks(results, 2_000_000, 60.0, cache)
+        growth.growth_checks(check_paths(["models/toy"], CheckOptions()), 2_000_000, 60.0, cache)
+    model = toy / "models" / "toy" / "toy.yaml"
+    suite.write_text(SUITE)
+    model.write_text(model.read_text() + "\n# edited\n")  # any byte of the model's files
+    with pytest.raises(AssertionError, match="cached outcome"):
+        growth.growth_checks(check_paths(["models/toy"], CheckOptions()), 2_000_000, 60.0, cache)
 
 
 def test_outputs_are_byte_stable_across_processes(toy, tmp_path):

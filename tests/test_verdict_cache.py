@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from checker import verdict_cache
+from checker import caches, verdict_cache
 from checker.engines.native import ExplicitEngine
 from checker.runner import CheckOptions, check_paths
 from checker.verdict import EngineName, Status, Verdict
@@ -76,7 +76,7 @@ def test_sets_are_keyed_in_the_same_order_whatever_the_string_hashing():
     import subprocess
     import sys
 
-    code = "from checker.verdict_cache import _canonical; print(repr(_canonical({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
+    code = "from checker.caches import stable; print(repr(stable({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1
 
@@ -92,14 +92,14 @@ def test_a_job_in_a_worker_takes_the_digest_its_planning_computed(project, monke
 
     path = str(project / "models" / "duel" / "duel.yaml")
     jobs = plan_model(load_model(path), load_suite(suite_path(path)), CheckOptions())
-    assert jobs and all(job.props_digest == verdict_cache.props_digest(jobs[0].props) for job in jobs)
+    assert jobs and all(job.props_digest == caches.list_digest(jobs[0].props) for job in jobs)
     planned = [[(position, [(r.prop.id, r.status) for r in batch]) for position, batch in run_job(job)] for job in jobs]
     copies = [pickle.loads(pickle.dumps(job)) for job in jobs]
 
     def recomputed(value):
         raise AssertionError("the properties' digest was recomputed in the worker")
 
-    monkeypatch.setattr(verdict_cache, "_canonical", recomputed)
+    monkeypatch.setattr(caches, "stable", recomputed)
     again = [run_job(job) for job in copies]
     assert all(r.reused for batches in again for _, batch in batches for r in batch)  # the same keys as the planning process's
     assert [[(position, [(r.prop.id, r.status) for r in batch]) for position, batch in batches] for batches in again] == planned

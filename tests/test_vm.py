@@ -390,7 +390,8 @@ def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
     """A program for the model's own suite is stored under `$RULECHECK_CACHE/vm/`, with the
     program of its moves it continues, and served to the next process (here: an emptied
     process cache) without assembling; other constants are two other programs, an edited suite
-    one more (the moves are the same); an unreadable entry is assembled again."""
+    one more (the moves are the same; a comment added to it changes no property, so no
+    program); an unreadable entry is assembled again."""
     import shutil
 
     import numpy as np
@@ -422,7 +423,14 @@ def test_a_models_program_is_assembled_once_per_machine(tmp_path, monkeypatch):
     assert len(list((tmp_path / "cache" / "vm").iterdir())) == 4
     suite.write_text(suite.read_text() + "# edited\n")
     as_another_process(monkeypatch)
-    engine.build_vm(compiled, [])
+    model, _ = bound_props(str(tmp_path / "game" / "models" / "titlebelt" / "two-player.yaml"))
+    engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), [])
+    assert len(list((tmp_path / "cache" / "vm").iterdir())) == 4
+    suite.write_text(suite.read_text().replace("properties:\n", "properties:\n  - {id: added, kind: invariant, expr: \"true\"}\n", 1))
+    as_another_process(monkeypatch)
+    monkeypatch.setattr(engine, "_SUITES", {})
+    model, _ = bound_props(str(tmp_path / "game" / "models" / "titlebelt" / "two-player.yaml"))
+    engine.build_vm(CompiledModel(model, model.default_config(), lazy=True), [])
     assert len(list((tmp_path / "cache" / "vm").iterdir())) == 5
 
 
@@ -457,7 +465,7 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     kept = [0, 1, *range(6, at)]  # all but where the properties' programs start
     assert np.array_equal(suite.entries[kept], moves.entries[kept])
     assert program_cache.stored(model, compiled.config, []) is not None
-    assert program_cache.stored(model, compiled.config, [p.id for p in engine.generated_props(compiled, props)]) is not None
+    assert program_cache.stored(model, compiled.config, engine.generated_props(compiled, props)) is not None
     as_another_process(monkeypatch)
     engine.build_vm(compiled, props)
     source, _, _ = engine.build_vm(compiled, [], checks=False)

@@ -50,20 +50,19 @@ seed and budget, so an unchanged game pays once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, replace
 from typing import Any
 
+from checker import caches
 from checker.analysis.witness import SEED, find_violation, searchable
 from checker.dispatch import Pool
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
 from checker.growth_check import NO_BOUND, GrowthCheck, Outcome, SingleGrowth
-from checker.lang.compile_cache import _model_folders, code_digest
 from checker.lang.model import Config, Model
-from checker.lang.properties import BoundProperty, bind, suite_path
+from checker.lang.properties import BoundProperty, bind
 from checker.lang.property_kinds import KINDS, KindClass
 from checker.report.findings import FindingEvidence, group_findings
 from checker.results import Result
@@ -72,7 +71,7 @@ GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the represen
 MIN_STATES = 50_000  # and never fewer: small explorations grow fastest in proportion
 GROWTH_TIMEOUT = 600.0  # seconds per larger run: a safety net only; the state budget decides first
 SINGLES_ALLOWANCE = 4  # the one-at-a-time runs of one finding together explore at most this many runs' state budgets
-CACHE_DIR = ".rulecheck-cache"
+CACHE_DIR = caches.PROJECT_DIR
 
 
 @dataclass(frozen=True)
@@ -426,25 +425,20 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
     return check_config(result.model, config, [premise], options)[0].status == "holds"
 
 
-def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, budget: Budget) -> str:
-    """The cache file of one re-check: the checker's code, every YAML file the model is built
-    from, the game's suite, the representative and the budget."""
-    digest = hashlib.sha256(code_digest().encode())
+def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, budget: Budget) -> str | None:
+    """The cache file of one re-check (`caches.content_key`): the checker's code, every file the
+    model was loaded from, the property in full, the representative and the budget."""
     model = result.model
-    files = [os.path.join(folder, name) for folder in _model_folders(model.path) for name in sorted(os.listdir(folder)) if name.endswith(".yaml")]
-    for path in [*files, suite_path(model.path)]:
-        digest.update(os.path.basename(path).encode())
-        if os.path.isfile(path):
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-    digest.update(repr((finding, model.id, result.prop.id, result.status, sorted(result.config.readings.items()),
-                        sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout,
-                        ("witness search", SEED, budget.max_states))).encode())
-    return os.path.join(cache_dir, f"growth-{digest.hexdigest()[:24]}.json")
+    if not caches.cacheable(model):
+        return None
+    key = caches.content_key("growth-1", model, finding, caches.digest_of(result.prop), result.status, sorted(result.config.readings.items()),
+                             sorted((k, repr(v)) for k, v in growth.constants.items()), budget.max_states, budget.timeout,
+                             ("witness search", SEED, budget.max_states), length=24)
+    return os.path.join(cache_dir, f"growth-{key}.json")
 
 
 def _read(path: str | None) -> GrowthCheck | None:
-    if path is None or not os.path.isfile(path):
+    if path is None or not caches.reads_allowed() or not os.path.isfile(path):
         return None
     try:
         with open(path, encoding="utf-8") as handle:

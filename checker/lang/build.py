@@ -18,7 +18,7 @@ from checker.lang.model import Action, Assign, Assumption, Citation, Clause, Con
 from checker.lang.questions import load_questions
 from checker.lang.typecheck import Binding, DefineSrc, ExprChecker, Scope, check_expr, reading_domain, yaml11_bool_hint
 from checker.lang.types import BOOL, INT, Domain, ElemType, enum
-from checker.lang.yamlsrc import YList, YMap
+from checker.lang.yamlsrc import YList, YMap, recording_reads
 
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
@@ -42,8 +42,11 @@ INT_TYPE = re.compile(r"^int\[\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\]$")
 
 
 def load_model(path: str) -> Model:
-    """Load, merge, validate and type-check the model at `path`."""
-    return ModelBuilder(path, load_merged(path)).build()
+    """Load, merge, validate and type-check the model at `path`, recording every file read."""
+    with recording_reads() as reads:
+        model = ModelBuilder(path, load_merged(path)).build()
+    model.sources = tuple(sorted(reads.items()))
+    return model
 
 
 def _keys(mapping: YMap, allowed: set[str], what: str) -> None:

@@ -1,6 +1,6 @@
 """The on-disk caches kept to a size: the least recently used files go first.
 
-`$RULECHECK_CACHE` (`compile_cache.cache_root`) holds the Python engine's compiled successor code
+`$RULECHECK_CACHE` (`caches.user_cache_root`) holds the Python engine's compiled successor code
 (`python/`) and the interpreter's assembled programs (`vm/`), each keyed by everything it is
 made from, the checker's own code included. Every upgrade of the checker and every edit of a
 model makes new entries, and nothing reads the old ones again: without a bound the folders only

@@ -4,9 +4,8 @@ by Python once per machine, not once per run.
 Generating and compiling a large model's successor function costs about a second per reading
 combination (Show'n'Go's senior model: 1.3 MB of source, 517 action instances), a quarter of
 the bundled check's time. The cache key is computed from what the code is generated from,
-without generating it: the checker's own code, every YAML file of the model's folder and of the
-folders of what it extends (the model, its bases, its clauses), the model and the configuration.
-Not the state budget: it only refuses an enumeration larger than it, so the entry records the
+without generating it (`caches.content_key`): the checker's own code, every file the model was
+loaded from, and the configuration. Not the state budget: it only refuses an enumeration larger than it, so the entry records the
 budget the generation needed and is served to every check whose budget allows it. The value is
 the compiled code object (marshal, zlib-compressed: about 80 KB for that model), stored once per
 generated source (`source-<hash>.bin`; configurations whose sources are the same share it) and
@@ -18,7 +17,6 @@ first). A cache that cannot be read or written is ignored: the code is generated
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import marshal
 import os
@@ -28,78 +26,13 @@ from collections.abc import Callable
 from types import CodeType
 from typing import NamedTuple
 
-from checker.errors import RulecheckError
+from checker import caches
 from checker.lang import cache_bounds
 from checker.lang.model import Config, Model
 
 _MEMORY: dict[str, CodeType] = {}  # by source key
 MEMORY_ENTRIES = 32  # code objects kept in the process (a large model's is about 2 MB)
 _ENTRIES: dict[str, tuple[int, str]] = {}  # configuration key -> (the budget its generation needs, its source's key)
-_CODE_DIGEST: str | None = None
-
-
-def cache_root() -> str:
-    return os.environ.get("RULECHECK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rulecheck")
-
-
-def code_digest() -> str:
-    """The checker's code, once per process: any change to it may change the generated code."""
-    global _CODE_DIGEST
-    if _CODE_DIGEST is None:
-        digest = hashlib.sha256(sys.version.encode())
-        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        for path in sorted(glob.glob(os.path.join(package, "**", "*.py"), recursive=True)):
-            digest.update(os.path.relpath(path, package).encode())
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-        _CODE_DIGEST = digest.hexdigest()
-    return _CODE_DIGEST
-
-
-def _model_folders(path: str) -> list[str]:
-    """The folders of the model file and of every file its `extends` chain names (a base may
-    live in another folder); each holds YAML the model may be built from."""
-    folders: list[str] = []
-    seen: set[str] = set()
-    current: str | None = os.path.abspath(path)
-    while current is not None and current not in seen and os.path.isfile(current):
-        seen.add(current)
-        folders.append(os.path.dirname(current))
-        parent = _extends(current)
-        current = os.path.normpath(os.path.join(os.path.dirname(current), parent)) if isinstance(parent, str) else None
-    return sorted(set(folders))
-
-
-_EXTENDS: dict[tuple[str, str], object] = {}  # (path, text) -> the file's `extends` value
-EXTENDS_ENTRIES = 256
-
-
-def _extends(path: str) -> object:
-    """A model file's `extends` value, read once per process and text of the file: every cache
-    key and native index record asks for it (several times per exploration), and building the
-    file's located values afresh each time (`load_yaml`) cost about 8 ms a call, a title-belt check
-    making some 200 to 300 calls (1.1 ms now, reading and hashing the files)."""
-    from checker.lang.yamlsrc import load_yaml, read_text
-
-    text = read_text(path)
-    key = (path, text)
-    if key not in _EXTENDS:
-        if len(_EXTENDS) >= EXTENDS_ENTRIES:
-            del _EXTENDS[next(iter(_EXTENDS))]
-        _EXTENDS[key] = load_yaml(path, text).get("extends")
-    return _EXTENDS[key]
-
-
-def source_digest(model_path: str) -> str:
-    """The YAML files a model may be built from (its folder and its `extends` chain's), as
-    read here: part of the cache key, and what a cluster's workers must see the same."""
-    digest = hashlib.sha256()
-    for folder in _model_folders(model_path):
-        for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
-            digest.update(path.encode())
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-    return digest.hexdigest()
 
 
 class GeneratedSource(NamedTuple):
@@ -110,11 +43,11 @@ class GeneratedSource(NamedTuple):
     terms: int
 
 
-def cache_key(model: Model, config: Config) -> str:
-    digest = hashlib.sha256(code_digest().encode())
-    digest.update(source_digest(model.path).encode())
-    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items()))).encode())
-    return digest.hexdigest()[:32]
+def cache_key(model: Model, config: Config) -> str | None:
+    """A configuration's key (`caches.content_key`); None for a model not loaded from files."""
+    if not caches.cacheable(model):
+        return None
+    return caches.content_key("python-code-1", model, sorted(config.constants.items()), sorted(config.readings.items()))
 
 
 def successor_code(model: Model, config: Config, max_items: int | None, generate: Callable[[], GeneratedSource], name: str) -> CodeType:
@@ -125,9 +58,8 @@ def successor_code(model: Model, config: Config, max_items: int | None, generate
     check's, the impact analysis's and the growth re-checks' budgets all differ, and keyed by the
     budget a cold check generated 240 title-belt configurations for 153 distinct ones. A budget
     too small for it generates again, which refuses as it always did."""
-    try:
-        key = cache_key(model, config)
-    except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
+    key = cache_key(model, config)
+    if key is None:
         return compile(generate().text, name, "exec")
     entry = _entry(key)
     if entry is not None and (max_items is None or entry[0] <= max_items):
@@ -142,6 +74,8 @@ def _entry(key: str) -> tuple[int, CodeType] | None:
     """A configuration's cached (budget needed, code), from this process or from disk."""
     if key in _ENTRIES:
         terms, source_key = _ENTRIES[key]
+    elif not caches.reads_allowed():
+        return None
     else:
         try:
             with open(_path(key, "entry"), encoding="ascii") as handle:
@@ -198,6 +132,8 @@ def _code(source_key: str) -> CodeType | None:
     """A source's compiled code, from this process or from disk (None: not cached)."""
     if source_key in _MEMORY:
         return _MEMORY[source_key]
+    if not caches.reads_allowed():
+        return None
     try:
         with open(_path(source_key), "rb") as handle:
             code = marshal.loads(zlib.decompress(handle.read()))
@@ -208,7 +144,7 @@ def _code(source_key: str) -> CodeType | None:
 
 
 def _path(key: str, kind: str = "bin") -> str:
-    return os.path.join(cache_root(), "python", f"{key}.{kind}")
+    return os.path.join(caches.user_cache_root(), "python", f"{key}.{kind}")
 
 
 def _remember(key: str, code: CodeType) -> CodeType:

@@ -18,7 +18,7 @@ import glob
 import os
 
 from checker.errors import Loc, RulecheckError
-from checker.lang.yamlsrc import YList, YMap, load_yaml
+from checker.lang.yamlsrc import YList, YMap, load_yaml, present
 
 CLAUSE_FILE = "clauses.yaml"
 QUESTION_FILE = "questions.yaml"
@@ -242,7 +242,7 @@ def _copy_map(source: YMap) -> YMap:
 def _with_clause_file(path: str, data: YMap) -> YMap:
     """Merge `clauses.yaml` from the model's folder under the model's own `clauses`."""
     clause_path = os.path.join(os.path.dirname(path), CLAUSE_FILE)
-    if not os.path.isfile(clause_path):
+    if not present(clause_path):
         return data
     clause_doc = load_yaml(clause_path)
     if not isinstance(clause_doc, YMap) or not isinstance(clause_doc.get("clauses"), YMap):

@@ -225,6 +225,10 @@ class Model:
     piles: dict[str, Pile] = field(default_factory=dict)  # the ordered piles, by the name of their elements slot
     symmetric: tuple[str, ...] = ()  # enum domains whose members the rules treat alike
     symmetric_loc: Loc | None = None
+    # every file the loader read to build it (the extends graph, fragments, clauses, questions;
+    # optional files looked for and absent too), by absolute path, with its SHA-256: what every
+    # cache key of the model is made from (`checker.caches.model_digest`)
+    sources: tuple[tuple[str, str], ...] = ()
 
     def __reduce__(self) -> tuple:
         """Pickled once per object, unpickled once per process (`checker.lang.shipping`)."""

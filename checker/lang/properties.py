@@ -16,7 +16,7 @@ from checker.lang.model import Config, Model
 from checker.lang.property_kinds import GENERIC, KINDS
 from checker.lang.typecheck import check_expr
 from checker.lang.types import BOOL, INT
-from checker.lang.yamlsrc import YList, YMap, load_yaml
+from checker.lang.yamlsrc import YList, YMap, load_yaml, present
 
 OPTIONAL = {"id", "kind", "says", "clauses", "expect", "variants", "within", "measure", "depth", "answers", "chance"}
 MOVED_TO_FINDINGS = ("finding", "clarify")
@@ -91,7 +91,7 @@ def suite_path(model_path: str) -> str:
 
 def load_suite(path: str) -> list[Property]:
     """The properties in a suite file (empty when the file does not exist)."""
-    if not os.path.isfile(path):
+    if not present(path):
         return []
     doc = load_yaml(path)
     if not isinstance(doc, YMap) or "properties" not in doc:
@@ -99,6 +99,10 @@ def load_suite(path: str) -> list[Property]:
     for key in doc:
         if key not in ("game", "properties", "findings", "scenarios"):
             raise RulecheckError(f"unknown key `{key}` in a property suite", doc.key_loc(key), str(key), "a suite has `game`, `properties`, `findings` and `scenarios`")
+    game = os.path.splitext(os.path.basename(path))[0]
+    if "game" in doc and doc["game"] != game:
+        raise RulecheckError(f"this suite is for the game `{game}` (properties/{game}.yaml, models/{game}/), but `game:` names {doc['game']!r}",
+                             doc.value_loc("game"), str(doc["game"])[:60], f"write `game: {game}`, or move the file to properties/{doc['game']}.yaml")
     items = doc["properties"]
     if not isinstance(items, YList):
         raise RulecheckError("`properties` must be a list", doc.value_loc("properties"))

@@ -11,7 +11,7 @@ import os
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.model import Clause, Question
-from checker.lang.yamlsrc import YList, YMap, load_yaml
+from checker.lang.yamlsrc import YList, YMap, load_yaml, present
 
 QUESTION_FILE = "questions.yaml"
 KINDS = ("contradiction", "gap", "ambiguity", "undefined-term", "dead-rule", "order", "termination")
@@ -27,7 +27,7 @@ def question_path(model_path: str) -> str:
 def load_questions(model_path: str, clauses: dict[str, Clause]) -> list[Question]:
     """The questions of the model's folder (none when the folder has no questions file)."""
     path = question_path(model_path)
-    if not os.path.isfile(path):
+    if not present(path):
         return []
     doc = load_yaml(path)
     if not isinstance(doc, YMap) or not isinstance(doc.get("questions"), YList):

@@ -10,7 +10,6 @@ expressions are boolean), so a misspelt step is a located error before anything 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +18,7 @@ from checker.lang.expr import Expr
 from checker.lang.model import Model
 from checker.lang.typecheck import check_expr
 from checker.lang.types import BOOL
-from checker.lang.yamlsrc import YList, YMap, load_yaml
+from checker.lang.yamlsrc import YList, YMap, load_yaml, present
 
 REQUIRED = ("id", "steps", "reaches")
 OPTIONAL = ("says", "clauses", "variants", "readings", "start")
@@ -63,7 +62,7 @@ class BoundScenario:
 
 def load_scenarios(path: str) -> list[Scenario]:
     """The `scenarios:` of a suite file (empty when the file or the section is absent)."""
-    if not os.path.isfile(path):
+    if not present(path):
         return []
     doc = load_yaml(path)
     if not isinstance(doc, YMap) or "scenarios" not in doc:

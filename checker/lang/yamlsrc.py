@@ -8,7 +8,12 @@ which PyYAML silently accepts, are rejected here.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import yaml
@@ -121,6 +126,9 @@ class _Builder:
         if node.tag not in STANDARD_TAGS:
             raise RulecheckError(f"YAML tag `{node.tag}` is not allowed in a model", _loc(self.path, node), None, "remove the `!`-tag; models hold plain mappings, lists, names, numbers and true/false")
         if isinstance(node, yaml.ScalarNode) and not node.style and node.tag == "tag:yaml.org,2002:int":
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > MAX_DIGITS:
+                raise RulecheckError(f"an integer of {digits:,} digits: numbers in a model have at most {MAX_DIGITS:,}", _loc(self.path, node), node.value[:40] + "...")
             if SEXAGESIMAL.fullmatch(node.value):
                 raise RulecheckError(f"`{node.value}` is read by YAML as a base-60 number", _loc(self.path, node), node.value, "write the number you mean, or quote the text")
             if LEADING_ZERO.fullmatch(node.value):
@@ -149,13 +157,59 @@ class _Builder:
         return out
 
 
+MAX_DIGITS = 1000  # digits of an integer in a model or expression (Python refuses to read more than 4,300)
+_RECORDERS: list[dict[str, str]] = []  # the reads being recorded (`recording_reads`), innermost last
+ABSENT = "absent"  # what a recorder holds for an optional file that was looked for and not found
+
+
+@contextmanager
+def recording_reads() -> Iterator[dict[str, str]]:
+    """Every file read (`read_text`) or looked for (`present`) inside the block, by absolute
+    path: the SHA-256 of the bytes read, or `ABSENT`. A model's cache keys are made from exactly
+    this (`Model.sources`), so no input the loader read can be left out of them, by
+    construction: a fragment, a base in another folder, the clause index, the questions file."""
+    reads: dict[str, str] = {}
+    _RECORDERS.append(reads)
+    try:
+        yield reads
+    finally:
+        _RECORDERS.pop()
+
+
+def _record(path: str, digest: str) -> None:
+    for reads in _RECORDERS:
+        reads[os.path.abspath(path)] = digest
+
+
+def present(path: str) -> bool:
+    """Whether an optional input file (a clause index, a questions file, a property suite)
+    exists, recorded either way: adding one later must change every key made from the reads."""
+    found = os.path.isfile(path)
+    if not found:
+        _record(path, ABSENT)
+    return found
+
+
+def regular_file(path: str) -> bool:
+    """A regular file (not a FIFO, a device or a folder, which reading could block on or
+    misread); symbolic links are followed."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def read_text(path: str, what: str = "file") -> str:
     """A file's text, refusing what is not a small UTF-8 text file with a located message."""
+    if os.path.exists(path) and not regular_file(path):
+        raise RulecheckError(f"cannot read {what}: not a regular file", Loc(path, 1, 1), None, "a model, suite or trace is a plain text file")
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise RulecheckError(f"cannot read {what}: {exc.strerror}", Loc(path, 1, 1)) from None
+    if _RECORDERS:
+        _record(path, hashlib.sha256(data).hexdigest())
     if len(data) > MAX_BYTES:
         raise RulecheckError(f"the {what} is larger than {MAX_BYTES // (1024 * 1024)} MB", Loc(path, 1, 1), None, "a model or trace file is text of a few hundred KB at most")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):

@@ -15,6 +15,7 @@ import threading
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from checker import caches
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
 from checker.analysis.outcomes import Impact
@@ -28,7 +29,7 @@ from checker.trace import Step, narrative, to_json, visible_changes
 if TYPE_CHECKING:
     from checker.runner import GameModels
 
-CACHE_DIR = ".rulecheck-cache"
+CACHE_DIR = caches.PROJECT_DIR
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
@@ -57,7 +58,7 @@ def cached_readings_section(models: list[Model], results: list[Result], cache_di
     section instead of repeating the analysis (it costs about as much as the check itself).
     `prepared`: the analysis already made (`ReadingsAhead`), used when the section is not cached."""
     path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.md")
-    if os.path.isfile(path):
+    if caches.reads_allowed() and os.path.isfile(path):
         with open(path, encoding="utf-8") as handle:
             return handle.read().split("\n")
     impacts, rechecks = prepared if prepared is not None else (None, None)
@@ -71,16 +72,9 @@ def cached_readings_section(models: list[Model], results: list[Result], cache_di
 
 
 def _content_key(models: list[Model]) -> str:
-    """The cache key's first half: the game's model files, the checker's code, the models."""
-    digest = hashlib.sha256()
-    sources = sorted({os.path.abspath(p) for m in models for p in glob.glob(os.path.join(os.path.dirname(os.path.abspath(m.path)), "*.yaml"))})
-    code = sorted(glob.glob(os.path.join(os.path.dirname(os.path.dirname(__file__)), "**", "*.py"), recursive=True))  # any code change may change the words
-    for path in sources + code:
-        digest.update(path.encode())
-        with open(path, "rb") as handle:
-            digest.update(handle.read())
-    digest.update(",".join(sorted(m.path for m in models)).encode())
-    return digest.hexdigest()[:20]
+    """The cache key's first half (`caches.content_key`): the checker's code and every file the
+    game's models were loaded from."""
+    return caches.content_key("readings-1", None, sorted(caches.model_digest(m) for m in models), length=20)
 
 
 def _verdicts_key(results: list[Result]) -> str:
@@ -116,7 +110,7 @@ class ReadingsAhead:
         """Submit the explorations of every game whose section is not cached."""
         for game in games:
             checked = [m for m in game.models if not m.abstract]
-            if not checked or glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.md")):
+            if not checked or (caches.reads_allowed() and glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.md"))):
                 continue
             plans, items = plan_models(checked, self.settings)
             self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))

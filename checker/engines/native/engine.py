@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from checker import caches
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
@@ -66,8 +67,7 @@ class NativeDeferred(Exception):
 
 
 def cache_dir() -> str:
-    root = os.environ.get("RULECHECK_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rulecheck")
-    return os.path.join(root, "native")
+    return os.path.join(caches.user_cache_root(), "native")
 
 
 def _fingerprint() -> str:
@@ -153,27 +153,28 @@ def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
     return _LOADED.get(source_key(compiled, props)) in sys.modules
 
 
-def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str:
+def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str | None:
     """Where the name of this configuration's module is recorded, under a key made of what its
-    source and name come from (the checker's code, numba's version, the model's YAML files, its
-    game's property suite, constants and the properties generated for), so whether it is compiled can be asked without
-    generating the source (seconds for the largest bundled models)."""
-    from checker.lang.compile_cache import code_digest, source_digest
-    from checker.lang.properties import suite_path
-
-    digest = hashlib.sha256(repr((code_digest(), fingerprint(), source_digest(compiled.model.path), source_key(compiled, props))).encode())
-    suite = suite_path(compiled.model.path)
-    if os.path.isfile(suite):
-        with open(suite, "rb") as fh:
-            digest.update(fh.read())
-    return os.path.join(cache_dir(), "index", digest.hexdigest()[:32])
+    source and name come from (`caches.content_key`: the checker's code, numba's version and the
+    runtime, the model's files, its constants and the properties generated for), so whether it
+    is compiled can be asked without generating the source (seconds for the largest bundled
+    models). None for a model not loaded from files."""
+    model = compiled.model
+    if not caches.cacheable(model):
+        return None
+    generated = generated_props(compiled, props)
+    key = caches.content_key("native-index-1", model, fingerprint(), sorted(compiled.config.constants.items()), caches.list_digest(generated))
+    return os.path.join(cache_dir(), "index", key)
 
 
 def recorded_module(compiled: CompiledModel, props: list[BoundProperty]) -> str | None:
     """The name of this configuration's module as an earlier `build` recorded it, when the
-    module is loaded or its source is in the disk cache (None otherwise)."""
+    module is loaded or its source is in the disk cache (None otherwise, and under `--fresh`)."""
+    path = _index_path(compiled, props)
+    if path is None or not caches.reads_allowed():
+        return None
     try:
-        with open(_index_path(compiled, props)) as fh:
+        with open(path) as fh:
             name = fh.read().strip()
     except OSError:
         return None
@@ -189,7 +190,9 @@ def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> 
 
 
 def _record(compiled: CompiledModel, props: list[BoundProperty], name: str) -> None:
-    _write_record(_index_path(compiled, props), name)
+    path = _index_path(compiled, props)
+    if path is not None:
+        _write_record(path, name)
 
 
 def _write_record(path: str, text: str) -> None:
@@ -204,15 +207,17 @@ def _write_record(path: str, text: str) -> None:
         pass  # an unwritable cache only means the next run generates the source to ask
 
 
-def load_module(source: str) -> ModuleType:
-    """Import the generated module, writing it to the cache directory first if it is new."""
+def load_module(source: str, model_code: bool = True) -> ModuleType:
+    """Import the generated module, writing it to the cache directory first if it is new. A
+    model's own module (`model_code`) is written again under `--fresh`, so numba compiles it
+    again; the bytecode interpreter's module is the checker's code, the same for every model."""
     name = module_name(source)
     if name in sys.modules:
         return sys.modules[name]
     folder = cache_dir()
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{name}.py")
-    if not os.path.exists(path):
+    if not os.path.exists(path) or (model_code and not caches.reads_allowed()):
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "w") as fh:
             fh.write(source)
@@ -368,10 +373,10 @@ def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[N
         if source.props and source.props is not _SUITES.get((compiled.model.path, compiled.model.id)):
             _PROGRAMS[key] = _assembled(source, limit, moves)  # properties from elsewhere: the disk cache's key does not cover them
         elif source.props:
-            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, [p.id for p in source.props], lambda: _assembled(source, limit, moves))
+            _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, source.props, lambda: _assembled(source, limit, moves))
     if limit is not None:
         limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
-    module = load_module(vm_source())
+    module = load_module(vm_source(), model_code=False)
     ctx = _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
     shared_first(module.__name__, lambda: _compile_shared(module, ctx, source.words, max(len(source.instances), 1)))
     return source, module, ctx

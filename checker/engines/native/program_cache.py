@@ -3,76 +3,77 @@
 A cold check explores the same model and constants in several processes (the check matrix's
 workers, the impact analysis's, the Readings re-checks'), and each assembled the program again:
 0.05 to 2 CPU s a time, 136 CPU s of a whole cold check. A program is assembled from the
-checker's code, the model's YAML files, its constants and the model's property suite (which
-`generated_props` puts in every program, so that one program serves every subset): the key
-`compile_cache` computes for generated Python code, without the readings (a run-time input
-here), with the suite file's bytes and the properties' ids. Programs for properties from
-elsewhere are kept in the process only. Stored under `$RULECHECK_CACHE/vm/`, kept to a size
-(`checker.lang.cache_bounds`); a cache that cannot be read or written is ignored.
+checker's code, the model's files, its constants and the properties it carries (the model's
+whole suite, which `generated_props` puts in every program so that one program serves every
+subset, or none): the key is `caches.content_key` over them (the readings are a run-time input
+here). Programs for properties from elsewhere are kept in the process only. Stored under
+`$RULECHECK_CACHE/vm/` as numpy arrays (`.npz`, read with `allow_pickle=False`: data, never
+code), kept to a size (`checker.lang.cache_bounds`); a cache that cannot be read or written is
+ignored, and `--fresh` reads none.
 """
 
 from __future__ import annotations
 
-import hashlib
+import io
 import os
-import pickle
-import zlib
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import numpy as np
+
+from checker import caches
 from checker.engines.native.vm_code import Bytecode
-from checker.errors import RulecheckError
 from checker.lang import cache_bounds
-from checker.lang.compile_cache import cache_root, code_digest, source_digest
 from checker.lang.model import Config, Model
-from checker.lang.properties import suite_path
+from checker.lang.properties import BoundProperty
+
+FORMAT = "vm-program-2"
+_SIZES = ("depth", "registers", "words", "terms", "writes")  # the program's ints, beside its arrays
 
 
-def _key(model: Model, config: Config, prop_ids: list[str]) -> str:
-    digest = hashlib.sha256(code_digest().encode())
-    digest.update(source_digest(model.path).encode())
-    suite = suite_path(model.path)
-    if prop_ids and os.path.isfile(suite):
-        with open(suite, "rb") as handle:
-            digest.update(handle.read())
-    digest.update(repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), prop_ids)).encode())
-    return digest.hexdigest()[:32]
+def _key(model: Model, config: Config, props: list[BoundProperty]) -> str | None:
+    if not caches.cacheable(model):
+        return None
+    return caches.content_key(FORMAT, model, sorted(config.constants.items()), caches.list_digest(props))
 
 
 def _path(key: str) -> str:
-    return os.path.join(cache_root(), "vm", f"{key}.bin")
+    return os.path.join(caches.user_cache_root(), "vm", f"{key}.npz")
 
 
-def stored(model: Model, config: Config, prop_ids: list[str]) -> Bytecode | None:
-    """The program of a model, its constants and its suite's properties `prop_ids` (none, or the
-    whole suite) from the disk cache; None when it is not there."""
-    try:
-        key = _key(model, config, prop_ids)
-    except (OSError, RulecheckError):
-        return None
-    return _stored(key)
+def stored(model: Model, config: Config, props: list[BoundProperty]) -> Bytecode | None:
+    """The program of a model, its constants and the properties `props` (none, or its whole
+    suite) from the disk cache; None when it is not there."""
+    key = _key(model, config, props)
+    return _stored(key) if key is not None else None
 
 
 def _stored(key: str) -> Bytecode | None:
     """The program under `key` (`_key`) from the disk cache; None when it is not there."""
-    try:
-        with open(_path(key), "rb") as handle:
-            found = pickle.loads(zlib.decompress(handle.read()))
-    except (OSError, ValueError, EOFError, pickle.UnpicklingError, zlib.error, AttributeError, TypeError):
+    if not caches.reads_allowed():
         return None
-    if not isinstance(found, Bytecode):
+    try:
+        with np.load(_path(key), allow_pickle=False) as arrays:
+            sizes = [int(v) for v in arrays["sizes"]]
+            found = Bytecode(arrays["code"].astype(np.int64), arrays["tables"].astype(np.int64), arrays["entries"].astype(np.int64), *sizes)
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError):
         return None
     cache_bounds.used(_path(key))
     return found
 
 
-def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callable[[], Bytecode]) -> Bytecode:
-    """The program of a model, its constants and its suite's properties `prop_ids` (none, or the
-    whole suite) from the disk cache, or assembled (by `assemble`) and stored. The key is
-    computed once (it reads and hashes the model's YAML files)."""
-    try:
-        key = _key(model, config, prop_ids)
-    except (OSError, RulecheckError):  # a file gone or changed since the model was loaded
+def _encoded(program: Bytecode) -> bytes:
+    out = io.BytesIO()
+    np.savez(out, code=program.code, tables=program.tables, entries=program.entries, sizes=np.array([getattr(program, name) for name in _SIZES], np.int64))
+    return out.getvalue()
+
+
+def bytecode(model: Model, config: Config, props: list[BoundProperty], assemble: Callable[[], Bytecode]) -> Bytecode:
+    """The program of a model, its constants and the properties `props` (none, or its whole
+    suite) from the disk cache, or assembled (by `assemble`) and stored."""
+    key = _key(model, config, props)
+    if key is None:
         return assemble()
     found = _stored(key)
     if found is not None:
@@ -82,12 +83,7 @@ def bytecode(model: Model, config: Config, prop_ids: list[str], assemble: Callab
         if found is not None:
             return found
         made = assemble()
-        try:
-            partial = f"{_path(key)}.{os.getpid()}.tmp"
-            with open(partial, "wb") as handle:
-                handle.write(zlib.compress(pickle.dumps(made, protocol=5), 1))
-            os.replace(partial, _path(key))
-        except OSError:
+        if not caches.write_atomic(_path(key), _encoded(made)):
             return made
     cache_bounds.written(os.path.dirname(_path(key)))
     return made

@@ -22,7 +22,6 @@ whole: within the state budget of the exploration asked for.
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import shutil
 import tempfile
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from checker import caches
 from checker.lang.compile import CompiledModel
 
 ENV = "RULECHECK_SPACES"
@@ -112,8 +112,7 @@ def _path(compiled: CompiledModel) -> str | None:
     if not sharing_now():
         return None
     model, config = compiled.model, compiled.config
-    name = repr((os.path.abspath(model.path), model.id, sorted(config.constants.items()), sorted(config.readings.items())))
-    return os.path.join(os.environ[ENV], hashlib.sha256(name.encode()).hexdigest()[:32] + ".npz")
+    return os.path.join(os.environ[ENV], caches.content_key("space-1", model, sorted(config.constants.items()), sorted(config.readings.items())) + ".npz")
 
 
 def keep(compiled: CompiledModel, space: StoredSpace) -> None:
@@ -152,7 +151,7 @@ def take(compiled: CompiledModel, max_states: int) -> StoredSpace | None:
     if path is None or not os.path.exists(path):
         return None
     try:
-        with np.load(path) as data:
+        with np.load(path, allow_pickle=False) as data:
             space = StoredSpace(*(data[name] for name in ("rows", "parent", "starts", "targets", "instances", "term")))
         os.remove(path)
     except (OSError, ValueError, KeyError):
