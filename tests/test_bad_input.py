@@ -260,3 +260,42 @@ def test_a_reading_option_named_like_a_slot_resolves_by_context(tmp_path):
     nodes = list(walk(model.actions["stop"].guard))
     assert any(isinstance(n, Lit) and n.value == "over" and n.type.domain == "reading.order" for n in nodes)
     assert any(isinstance(n, SlotRef) and n.name == "over" for n in nodes)
+
+
+def test_an_integer_of_thousands_of_digits_is_a_located_error(tmp_path):
+    """Python refuses to read more than 4,300 digits (an internal error once); a model is told
+    where, in its YAML and in an expression."""
+    big = "7" * 5000
+    text = MINI.replace("range: [0, 4], default: 2", f"range: [0, {big}], default: 2")
+    err = error_for(tmp_path, text)
+    assert "5,000 digits" in err.message and err.loc.line == line_of(text, "cards: {type")
+    text = MINI.replace("when: deck[k] > 0", f"when: deck[k] > 0 and deck[k] < {big}")
+    err = error_for(tmp_path, text)
+    assert "5,000 digits" in err.message and (err.loc.line, err.loc.col) == (line_of(text, "when: deck[k] > 0 and"), col_of(text, big))
+
+
+def test_a_fullwidth_letter_in_an_expression_is_refused_not_read_as_its_ascii_twin(tmp_path):
+    text = MINI.replace("when: deck[k] > 0", "when: ｄeck[k] > 0")
+    err = error_for(tmp_path, text)
+    assert "U+FF44" in err.message and "read it as `d`" in err.message and err.hint == "write `d`"
+    assert (err.loc.line, err.loc.col) == (line_of(text, "ｄeck[k] > 0"), col_of(text, "ｄeck"))
+
+
+def test_a_fifo_named_like_a_model_is_refused_without_blocking(tmp_path):
+    import os
+
+    write(tmp_path, MINI)
+    os.mkfifo(tmp_path / "models" / "game" / "pipe.yaml")
+    run = subprocess.run([sys.executable, "-m", "checker.cli", "lint", str(tmp_path / "models" / "game")], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "not a regular file" in run.stdout + run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_suite_naming_another_game_is_refused(tmp_path):
+    from checker.lang.properties import load_suite
+
+    (tmp_path / "properties").mkdir()
+    suite = tmp_path / "properties" / "game.yaml"
+    suite.write_text("game: other\nproperties: []\n")
+    with pytest.raises(RulecheckError) as info:
+        load_suite(str(suite))
+    assert "names 'other'" in info.value.message and (info.value.loc.line, info.value.loc.col) == (1, 7)

@@ -234,3 +234,22 @@ def test_the_clause_index_gives_every_clause_its_state(tmp_path):
     assert "- `c-3` (3): assumed: `in-turn`" in appendix
     assert "- `c-4` (4): out of scope: advice, not a rule" in appendix
     assert "- `c-5` (5): **not handled**" in appendix
+
+
+def test_model_text_on_the_page_is_text_not_html(tmp_path):
+    """A clause quote, the game's name and an assumption come from the model's files: the page
+    shows their characters, and a Markdown viewer that passes HTML through gets none of it."""
+    from tests.conftest import MINI
+
+    hostile = MINI.replace("game: Mini", 'game: "Mini </script><script>alert(1)</script>"')
+    hostile += "assumptions:\n  - {id: a-1, clauses: [m-1], says: 'Take a card <img src=x onerror=alert(1)> &amp; go on.', why: 'The text is silent.'}\n"
+    write(tmp_path, hostile)
+    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    page = errata_page("game", results)
+    outside_code = re.sub(r"`[^`]*`", "", page)
+    assert "<img" not in outside_code and "<script" not in outside_code and "</script" not in outside_code
+    assert "&lt;img src=x onerror=alert(1)> &amp;amp; go on" in page and "&lt;/script>" in page
+    from checker.report.markdown_escape import escaped_page
+
+    own = '<a id="finding-1"></a>\n<details>\n<summary>Evidence</summary>\n\n`n < 3` and `a & b`\n</details>\na<br>b'
+    assert escaped_page(own) == own  # the page's own markup and code stay as they are

@@ -13,6 +13,8 @@ the caller's own `p` is never captured by the body's `for p in ...`.
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from checker.errors import Loc, RulecheckError, did_you_mean
@@ -21,6 +23,7 @@ from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old,
 from checker.lang.model import Pile
 from checker.lang.piles import PILE_FUNCTIONS, PileValue
 from checker.lang.types import BOOL, INT, Domain, ElemType, Type, enum
+from checker.lang.yamlsrc import MAX_DIGITS
 from checker.limits import MAX_NESTING
 
 AGGREGATES = {"sum", "count", "any", "all", "min", "max"}
@@ -150,6 +153,18 @@ class ExprChecker:
         source = self.text.strip()
         if isinstance(self.text, bool):
             source = str(self.text)
+        foreign = next((i for i, ch in enumerate(source) if ord(ch) > 127), None)
+        if foreign is not None:
+            ch = source[foreign]
+            twin = unicodedata.normalize("NFKC", ch)
+            loc = self.loc.shifted(source.count("\n", 0, foreign), foreign - (source.rfind("\n", 0, foreign) + 1))
+            why = f"Python would read it as `{twin}`, silently" if twin != ch and twin.isascii() else "names are ASCII letters, digits and _"
+            raise RulecheckError(f"`{ch}` (U+{ord(ch):04X}) is not allowed in an expression: {why}", loc, source[:80], f"write `{twin}`" if twin.isascii() else None)
+        long_number = re.search(rf"\d{{{MAX_DIGITS + 1},}}", source)
+        if long_number is not None:
+            digits = len(long_number.group())
+            loc = self.loc.shifted(source.count("\n", 0, long_number.start()), long_number.start() - (source.rfind("\n", 0, long_number.start()) + 1))
+            raise RulecheckError(f"an integer literal of {digits:,} digits: numbers in a model have at most {MAX_DIGITS:,}", loc, source[:80] + ("..." if len(source) > 80 else ""))
         try:
             tree = ast.parse(source, mode="eval")
         except SyntaxError as exc:

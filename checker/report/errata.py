@@ -30,6 +30,7 @@ from checker.report.appendix import (
 )
 from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
+from checker.report.markdown_escape import escaped_page
 from checker.report.reading_impact import Prepared, cached_readings_section
 from checker.results import Result
 from checker.trace import narrative, to_json
@@ -92,7 +93,7 @@ def errata_page(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[
     lines += verdict_matrix(results) + [""]
     lines += ["## Appendix B: review questions", ""] + questions_appendix(models, results, entries, anchor) + [""]
     lines += ["## Appendix C: clause index", ""] + clause_index(models, results)
-    return "\n".join(lines).rstrip() + "\n"
+    return escaped_page("\n".join(lines).rstrip() + "\n")
 
 
 def anchor(entry: FindingEvidence) -> str:
