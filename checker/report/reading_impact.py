@@ -78,10 +78,13 @@ def _content_key(models: list[Model]) -> str:
 
 
 def _verdicts_key(results: list[Result]) -> str:
-    """The second half: the verdicts (the section says which ones each option changes)."""
+    """The second half: the verdicts (the section says which ones each option changes) and the
+    properties they are of, in full (the section quotes them)."""
     digest = hashlib.sha256()
     for r in results:
         digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
+    for prop in {id(r.prop): r.prop for r in results}.values():
+        digest.update(caches.digest_of(prop).encode())
     return digest.hexdigest()[:20]
 
 
