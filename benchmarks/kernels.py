@@ -49,7 +49,7 @@ def main() -> None:
     from checker.lang.properties import bind, load_suite, properties_for, suite_path
 
     def matrix(compiled, props, budget):
-        exp, found = engine.explore(compiled, props, Budget(budget, 600.0), need_graph=True, bytecode=True)
+        exp, found = engine.explore(compiled, props, Budget(budget, 600.0), need_graph=True)
         engine.decide(exp, props, found)
         return len(exp.states)
 

@@ -84,7 +84,7 @@ def bytecode(paths: list[str], max_states: int, runs: int) -> None:
             suite = load_suite(suite_path(model.path)) if os.path.isfile(suite_path(model.path)) else []
             props = [bind(p, model) for p in properties_for(model, suite)]
             budget = Budget(max_states=max_states)
-            exp, _ = engine.explore(compiled, [], budget, need_graph=True, bytecode=True)
+            exp, _ = engine.explore(compiled, [], budget, need_graph=True)
             rows = exp.rows
             _, module, ctx = engine.build_vm(compiled, [], checks=False)
             every = _every_state(njit, module.moves)
@@ -92,8 +92,8 @@ def bytecode(paths: list[str], max_states: int, runs: int) -> None:
             out = np.zeros((4096, rows.shape[1]), np.int64)
             every(rows[:1], out_i, out, ctx)
             moves = _least(partial(every, rows, out_i, out, ctx), runs, len(rows))
-            loop = _least(partial(engine.explore, compiled, [], budget, need_graph=True, bytecode=True), runs, len(rows))
-            with_suite = _least(partial(engine.explore, compiled, props, budget, need_graph=True, bytecode=True), runs, len(rows))
+            loop = _least(partial(engine.explore, compiled, [], budget, need_graph=True), runs, len(rows))
+            with_suite = _least(partial(engine.explore, compiled, props, budget, need_graph=True), runs, len(rows))
             print(f"{model.path:<45} {len(rows):>8,} {moves:>9.0f} {loop:>8.0f} {with_suite:>9.0f}")
 
 

@@ -156,7 +156,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
-@click.option("--backend", type=click.Choice(["auto", "native", "vm", "python"]), default="auto", show_default=True, help="Explicit engine: native (each model compiled with numba), vm (the compiled bytecode interpreter), python (the reference), auto (when numba is installed, a compiled model's code, else the bytecode interpreter; else python).")
+@click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (the compiled bytecode interpreter, numba), python (the reference), auto (native when numba is installed, else python).")
 @click.option("--cluster", metavar="ADDRESS", help="Run the explorations on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786), or `local`: a cluster of --jobs worker processes on this machine (needs the `cluster` extra).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
@@ -294,7 +294,7 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
 
 
 def _backend(backend: str, engine: str) -> str:
-    """--backend native and vm are refused when the native back-end is not installed; the default
+    """--backend native is refused when the native back-end is not installed; the default
     `auto` then runs every explicit exploration in the Python engine, and says so once, since a
     whole check takes about seven times the CPU there and the remedy is one install away."""
     from checker.engines.native import unavailable_reason
@@ -302,7 +302,7 @@ def _backend(backend: str, engine: str) -> str:
     if backend == "python":
         return backend
     reason = unavailable_reason()
-    if reason is not None and backend in ("native", "vm"):
+    if reason is not None and backend == "native":
         raise RulecheckError(f"--backend {backend}: {reason}")
     if reason is not None and engine != "symbolic":
         click.echo(f"rulecheck: the compiled back-end is unavailable, {reason}: the explicit engine runs in Python, the reference, several times slower", err=True)

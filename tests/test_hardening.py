@@ -150,7 +150,7 @@ def test_internal_error_exits_3_with_one_line(monkeypatch, tmp_path):
 def test_a_check_without_numba_says_once_that_it_runs_in_the_python_engine(monkeypatch, tmp_path):
     """The default back-end falls back to the Python engine without numba (every result the
     same), and says so once on standard error with the install that fixes it; `--backend python`
-    asked for it and hears nothing; `--backend vm` cannot run and stops with exit status 2."""
+    asked for it and hears nothing; `--backend native` cannot run and stops with exit status 2."""
     from checker import cli
     from checker.engines import native
 
@@ -168,8 +168,8 @@ def test_a_check_without_numba_says_once_that_it_runs_in_the_python_engine(monke
     assert "unavailable" not in native_run.stderr
     asked = CliRunner().invoke(cli.main, [*check, "--backend", "python"])
     assert results(asked) == results(native_run) and "unavailable" not in asked.stderr
-    refused = CliRunner().invoke(cli.main, [*check, "--backend", "vm"])
-    assert refused.exit_code == 2 and "--backend vm: numba is not installed" in refused.output
+    refused = CliRunner().invoke(cli.main, [*check, "--backend", "native"])
+    assert refused.exit_code == 2 and "--backend native: numba is not installed" in refused.output
 
 
 # -- 7. expressions of any size ----------------------------------------------------------------

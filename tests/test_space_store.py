@@ -26,7 +26,7 @@ from tests.test_native import BUNDLED, EXAMPLES, HERE, finding_key, generated_co
 
 def _explored(model, config, props, budget: Budget):
     need_graph = any(KINDS[p.kind].needs_edges for p in props)
-    return engine.explore(CompiledModel(model, config, lazy=True), props, budget, need_graph=need_graph, bytecode=True)
+    return engine.explore(CompiledModel(model, config, lazy=True), props, budget, need_graph=need_graph)
 
 
 def _differences(first, second, props) -> list[str]:

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from checker.engines import native  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
-from checker.engines.native.codegen import NativeSource  # noqa: E402
+from checker.engines.native.source import NativeSource  # noqa: E402
 from checker.engines.native.vm_code import _TEST_JUMPS, _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth, whole_program  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
@@ -43,7 +43,7 @@ def test_bytecode_stops_where_the_python_engine_does(case):
     for model, config, props in generated_configs(case, "\n- {id: fired, kind: coverage}"):
         for chosen in [props, *([p] for p in props)]:
             for budget in (Budget(200_000, 120.0, stop_when_decided=True), Budget(12, 120.0, stop_when_decided=True)):
-                problems = compare(model, config, chosen, budget, bytecode=True)
+                problems = compare(model, config, chosen, budget)
                 assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
 
 
@@ -54,7 +54,7 @@ def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
     model, props = bound_props(path)
     if model.abstract:
         pytest.skip("abstract model")
-    assert compare(model, model.default_config(), props, Budget(40_000, 600.0, stop_when_decided=True), bytecode=True) == []
+    assert compare(model, model.default_config(), props, Budget(40_000, 600.0, stop_when_decided=True)) == []
 
 
 LOOPS = """game: Loops
@@ -105,7 +105,7 @@ def test_a_stopping_run_decides_coverage_and_cycles_at_layers_ends_natively(tmp_
     model, props = bound_props(write_game(str(tmp_path), "loops", LOOPS, props_yaml))
     chosen = [p for p in props if p.kind in kinds.split()]
     run = Budget(budget, 60.0, stop_when_decided=True)
-    assert compare(model, model.default_config(), chosen, run, bytecode=True) == []
+    assert compare(model, model.default_config(), chosen, run) == []
     exp, findings = explore_and_decide(CompiledModel(model, model.default_config()), chosen, run, None, True, "auto")
     assert isinstance(exp, engine.NativeExploration) and exp.stopped_by == stops
     assert len(exp.states) < 42  # stopped before the whole game (21 values of x, 2 of y)
@@ -121,7 +121,7 @@ def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():
     model, props = bound_props(os.path.join(HERE, "tests", "impact", "models", "lastcard", "lastcard.yaml"))
     for option in ("never", "opening", "last"):
         config = Config({**model.default_config().constants, "cards": 3}, {"claim": option})
-        assert compare(model, config, props, Budget(10_000, 600.0), bytecode=True) == []
+        assert compare(model, config, props, Budget(10_000, 600.0)) == []
     compiled = CompiledModel(model, Config({**model.default_config().constants, "cards": 3}, {"claim": "last"}), lazy=True)
     source, _, ctx = engine.build_vm(compiled, props)
     assert list(ctx[11]) == engine.python_order(source, compiled) != []
@@ -132,7 +132,7 @@ def test_bytecode_agrees_under_every_reading_of_a_game():
     each reading deviation."""
     model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
     for config in configs(model):
-        assert compare(model, config, props, Budget(15_000, 600.0), bytecode=True) == []
+        assert compare(model, config, props, Budget(15_000, 600.0)) == []
 
 
 ERRORS = {
@@ -170,8 +170,8 @@ actions:
         model, props = bound_props(path)
         compiled = CompiledModel(model, model.default_config())
         with pytest.raises(engine.NativeDeferred):
-            engine.explore(compiled, props, Budget(), bytecode=True)
-        exp, findings = explore_and_decide(compiled, props, Budget(), None, False, "vm")
+            engine.explore(compiled, props, Budget())
+        exp, findings = explore_and_decide(compiled, props, Budget(), None, False, "native")
         assert exp.error is not None and findings["inv"].status == "error"
 
 
@@ -477,12 +477,13 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     as_another_process(monkeypatch)
     engine.build_vm(compiled, [], checks=False)
     assert assembled == [True, False, True, False]
-    with_suite = engine.explore(compiled, props, Budget(10**6, 600.0), bytecode=True)[0]
+    with_suite = engine.explore(compiled, props, Budget(10**6, 600.0))[0]
     assert without.complete and without.size == len(with_suite.rows)
 
 
-def test_cli_vm_backend_checks_a_game(tmp_path):
-    """`--backend vm` through the command line: the same results as the Python engine."""
+def test_cli_native_backend_checks_a_game(tmp_path):
+    """`--backend native` (the bytecode interpreter) through the command line: the same results
+    as the Python engine."""
     import json
 
     from click.testing import CliRunner
@@ -492,13 +493,13 @@ def test_cli_vm_backend_checks_a_game(tmp_path):
     duel = os.path.join(HERE, "tests", "models", "duel")
     runner = CliRunner()
     outputs = {}
-    for backend in ("python", "vm"):
+    for backend in ("python", "native"):
         result = runner.invoke(main, ["check", duel, "--backend", backend, "--format", "json", "--no-write", "--no-growth", "--fresh"])
         assert result.exit_code in (0, 1), result.output
         results = json.loads(result.stdout)["results"]
         outputs[backend] = [(r["property"], r["verdict"], r.get("trace")) for r in results]
-    assert outputs["python"] == outputs["vm"]
-    assert native.BACKENDS == ("auto", "native", "vm", "python")
+    assert outputs["python"] == outputs["native"]
+    assert native.BACKENDS == ("auto", "native", "python")
 
 
 def test_assembly_honours_the_budget_on_aggregate_terms(tmp_path, monkeypatch):
@@ -600,7 +601,7 @@ def test_repeated_subexpressions_are_computed_once_where_they_run(tmp_path, monk
 
     path = write_game(str(tmp_path), "shared", SHARED, "- {id: bounded, kind: invariant, expr: 'total <= 999'}\n")
     model, props = bound_props(path)
-    assert compare(model, model.default_config(), props, bytecode=True) == []
+    assert compare(model, model.default_config(), props) == []
     source = NativeSource(model, model.default_config(), CompiledModel(model, model.default_config(), lazy=True), props)
     shared = whole_program(source)
     monkeypatch.setattr(vm_code, "MIN_SIZE", 10**9)
@@ -676,10 +677,10 @@ from checker.lang.compile import CompiledModel
 from tests.symbolic_support import bound_props
 model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
 config = model.default_config()
-engine.explore(CompiledModel(model, config, lazy=True), props, Budget(2_000, 600.0), bytecode=True)
+engine.explore(CompiledModel(model, config, lazy=True), props, Budget(2_000, 600.0))
 with space_store.sharing():  # the properties decided over a stored space too (`check_space`)
     keep_space(explore_space(CompiledModel(model, config, lazy=True), 200_000))
-    engine.explore(CompiledModel(model, config, lazy=True), props, Budget(200_000, 600.0), bytecode=True)
+    engine.explore(CompiledModel(model, config, lazy=True), props, Budget(200_000, 600.0))
 simulate_native.simulate(CompiledModel(model, config, lazy=True), 20, 1, 200)
 stepped = native.stepping(model, config)
 for _, post in stepped.successors(stepped.initial[0]):
@@ -700,9 +701,8 @@ for function in (vm.run, module.moves, module.successors, module.terminal, modul
 PER_STATE = {
     "interpreter": ["_value", "moves", "successors", "terminal", "check_state", "check_after", "leads_masks", "_seen_outcome", "_flag", "_moves", "_compare", "_mt_word", "_below",
                     "_uniform", "_draw", "_on_walk", "_outcome_matches", "same", "all_decided", "lookup", "lookup_at", "hint_slots"],
-    "runtime": ["_div", "_mod", "_after", "_ix", "_req", "_rd", "_wr", "state_hash", "table_shift", "grow_table", "_is_cyclic", "has_exit"],
+    "runtime": ["_after", "_rd", "_wr", "state_hash", "table_shift", "grow_table", "_is_cyclic", "has_exit"],
     "end_components": ["_drop"],
-    "generated": ["successors", "check_state", "check_after", "leads_masks", "same", "all_decided", "lookup", "lookup_at", "hint_slots"],
 }
 
 
@@ -711,17 +711,12 @@ def test_functions_called_per_state_count_no_references():
     atomic increment on entry and a decrement on return per array: `run` takes twelve, and the
     helpers around it the tuple of run-time inputs, which cost about 60 ns a call and half of an
     exploration's time. Each function called per state or move allocates nothing and is
-    compiled without it (`runtime.py`'s docstring); a generated module's helpers as well."""
+    compiled without it (`runtime.py`'s docstring)."""
     from checker.engines.native import end_components, runtime
 
     interpreter = engine.load_module(engine.vm_source())
-    model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
-    _, generated = engine.build(CompiledModel(model, model.default_config()), props)
-    chunks = [name for name in vars(generated) if name.startswith(("_s", "_c", "_a")) and hasattr(getattr(generated, name), "targetoptions")]
-    assert chunks, "the generated module splits its functions into chunks"
-    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components, "generated": generated}
+    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components}
     counted = [f"{where}.{name}" for where, names in PER_STATE.items() for name in names if getattr(modules[where], name).targetoptions.get("_nrt", True)]
-    counted += [f"generated.{name}" for name in chunks if getattr(generated, name).targetoptions.get("_nrt", True)]
     counted += ["vm.run"] if vm.run.targetoptions.get("_nrt", True) else []
     assert counted == []
     assert interpreter.expand_space.targetoptions.get("_nrt", True), "a loop that allocates keeps the runtime"
@@ -731,15 +726,13 @@ def test_every_loop_lets_go_of_the_gil():
     """A whole check's Readings re-check runs in a thread of the main process beside the main
     thread's collecting of the matrix and submitting of the findings' growth re-checks; a loop
     holding the GIL for seconds kept those waiting and the workers idle. Every compiled function
-    of the interpreter's module, the runtime, the end-component search and a generated module
-    is either called per state (`per_state`, inside a loop) or a loop releasing the GIL."""
+    of the interpreter's module, the runtime and the end-component search is either called per
+    state (`per_state`, inside a loop) or a loop releasing the GIL."""
     from checker.engines.native import end_components, runtime
 
     interpreter = engine.load_module(engine.vm_source())
-    model, props = bound_props(os.path.join("models", "titlebelt", "two-player.yaml"))
-    _, generated = engine.build(CompiledModel(model, model.default_config()), props)
-    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components, "generated": generated}
+    modules = {"interpreter": interpreter, "runtime": runtime, "end_components": end_components}
     compiled = {f"{where}.{name}": fn for where, module in modules.items() for name, fn in vars(module).items() if hasattr(fn, "targetoptions")}
     loops = [name for name, fn in compiled.items() if fn.targetoptions.get("_nrt", True)]
-    assert {"interpreter.expand", "interpreter.check_space", "interpreter.expand_space", "interpreter.play_games", "runtime.won_nodes", "end_components.walk", "generated.expand"} <= set(loops)
+    assert {"interpreter.expand", "interpreter.check_space", "interpreter.expand_space", "interpreter.play_games", "runtime.won_nodes", "end_components.walk"} <= set(loops)
     assert [name for name in loops if not compiled[name].targetoptions.get("nogil")] == []

@@ -5,21 +5,14 @@ and can run the model configuration, the pure-Python engine (the reference) othe
 a one-line notice on standard error when a model cannot be run natively (`auto` without numba
 installed is the Python engine throughout, which `check` says once, before it starts).
 
-A model runs natively in one of two ways. Its own module (`codegen.py`), compiled by numba:
-the fastest, but compiling takes seconds to minutes per model (once per machine: the result is
-cached on disk). Or the bytecode interpreter (`vm.py`): compiled once per machine for every
-model, the model assembled into an array of instructions in a fraction of a second, a few
-times slower per state than its own module and several times faster than the Python engine.
-`--backend native` compiles the model's module; `--backend vm` always interprets its bytecode.
-`auto` (the default) explores natively from the start when numba is installed: with the model's
-module when one is already compiled (or loaded), else in the bytecode interpreter. It never
-compiles a model's module itself (that pays only for explorations far larger than the bundled
-games'), and no longer tries the Python engine first: the trial saved loading native code
-(about a second a process) but cost generating the configuration's Python successor code, more
-than the whole exploration in the interpreter (a sixth of a cold bundled check). The Python
-engine explores what the native back-end does not: symmetry reduction, a property kind it has no
-check for, a run that stops once every property is decided with kinds it decides only at the
-end, and a modelling error (reported in the reference engine's words).
+There is one compiled back-end: the model is assembled into a program (`vm_code.py`, a fraction
+of a second per model and constants, cached on disk) that the bytecode interpreter (`vm.py`)
+runs, compiled once per machine for every model. `auto` (the default) and `native` run it
+whenever numba is installed; `python` is the reference engine. The Python engine explores what
+the native back-end does not: symmetry reduction, a property kind it has no check for, a run
+that stops once every property is decided with kinds it decides only at the end, a model whose
+integers may leave 64 bits (`lang/int_bounds`), and a modelling error (reported in the
+reference engine's words).
 """
 
 from __future__ import annotations
@@ -39,7 +32,7 @@ from checker.lang.symmetry import Symmetry
 from checker.limits import OutOfBudget, WorkLimit
 from checker.verdict import EngineName, Verdict
 
-BACKENDS = ("auto", "native", "vm", "python")
+BACKENDS = ("auto", "native", "python")
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
@@ -56,16 +49,6 @@ def unavailable_reason() -> str | None:
     if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
         return "numba is not installed (pip install 'rulecheck[fast]')"
     return None
-
-
-def _loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether `auto` goes native from the start: the model's module is already loaded in this
-    process (an earlier reading combination switched to it), so nothing is left to pay for."""
-    if "checker.engines.native.engine" not in sys.modules:
-        return False  # nothing native has run yet (and importing numba is what costs)
-    from checker.engines.native import engine
-
-    return engine.is_loaded(compiled, props)
 
 
 def stepping(model: Model, config: Config) -> CompiledModel:
@@ -94,21 +77,16 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         return exp, explicit.decide(exp, props, found)
     unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
     if unknown and backend != "python":
-        if backend in ("native", "vm"):
+        if backend == "native":
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
         backend = "python"
-    bytecode = backend == "vm"
-    if backend == "auto" and unavailable_reason() is None and not _loaded(compiled, props):
-        from checker.engines.native import engine
-
-        bytecode = not engine.is_compiled_cheaply(compiled, props)
     if backend != "python":
         reason = unavailable_reason()
         if reason is None:
             from checker.engines.native import engine
 
             try:
-                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph, bytecode)
+                exp, found = engine.explore(compiled, props, budget, on_progress, need_graph)
             except engine.NativeUnsupported as exc:
                 notice(f"{compiled.model.id}: {exc}")
             except engine.NativeDeferred:
@@ -117,7 +95,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
                 pass  # an aggregate past the budget, or the deadline, while assembling: the reference engine refuses it in its words
             else:
                 return exp, engine.decide(exp, props, found)
-        elif backend in ("native", "vm"):
+        elif backend == "native":
             notice(reason)  # `auto` without numba is the Python engine (the command said so once)
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found)

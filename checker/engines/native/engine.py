@@ -2,17 +2,16 @@
 
 It produces the same `Exploration` and `Finding`s as `checker.engines.explicit` (the reference),
 state for state: the same breadth-first order, the same state numbers, parents, layers, edges
-and counterexample paths. Python keeps loading, the per-property verdicts built from the compiled
-passes' results, and trace replay (the runner replays every path in the interpreter as before).
-
-Generated modules are cached on disk by the hash of their source (and of the runtime and numba
-version), and numba caches their machine code next to them, so a model configuration is compiled
-once per machine, not once per run.
+and counterexample paths. A model runs as data: its program (`vm_code.py`, assembled once per
+model and constants) is executed by the bytecode interpreter (`vm.py`), whose module, with the
+loops over states (`vm_module.py.txt`, `driver.py.txt`), is the same for every model and is
+compiled once per machine (numba caches its machine code beside it in the cache folder). Python
+keeps loading, the per-property verdicts built from the compiled passes' results, and trace
+replay (the runner replays every path in the interpreter as before).
 """
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import importlib.util
 import os
@@ -28,9 +27,9 @@ from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
 from checker.engines.native import DECIDED_IN_LOOP, space_store
-from checker.engines.native.codegen import DRIVER, WORD, NativeSource
 from checker.engines.native.compile_lock import compiling, shared_first
 from checker.engines.native.layer_checks import LayerChecks
+from checker.engines.native.source import WORD, NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
@@ -48,8 +47,7 @@ RUNTIME_ERRORS = (ZeroDivisionError, IndexError, ValueError)  # what the compile
 
 
 def _runtime() -> ModuleType:
-    """The compiled helpers, imported (with numba) only when something is explored natively:
-    `auto` asks `is_compiled_cheaply` in every run, which must stay cheap."""
+    """The compiled helpers, imported (with numba) only when something is explored natively."""
     from checker.engines.native import runtime
 
     return runtime
@@ -96,8 +94,6 @@ def module_name(source: str) -> str:
     return f"rulecheck_native_{hashlib.sha256((fingerprint() + source).encode()).hexdigest()[:24]}"
 
 
-_SOURCES: dict[tuple, str] = {}
-_LOADED: dict[tuple, str] = {}  # source key -> the name of its module, once loaded in this process
 _SUITES: dict[tuple, list[BoundProperty]] = {}  # (model file, model id) -> its whole suite, bound
 
 
@@ -135,89 +131,17 @@ def _key(model: Model, config: Config, generated: list[BoundProperty]) -> tuple:
     return (model.path, model.id, repr(sorted(config.constants.items())), tuple(p.id for p in generated))
 
 
-def generate(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, str]:
-    """This configuration's generator and module source. The source is generated once per
-    model and constants in a process: readings are a run-time input, so every reading
-    combination shares it, and so is the choice of properties (`generated_props`). The
-    generator itself, which maps this configuration's instance numbers, is cheap."""
-    source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
-    key = source_key(compiled, props)
-    if key not in _SOURCES:
-        _SOURCES[key] = source.module_source()
-    return source, _SOURCES[key]
-
-
-def is_loaded(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether this configuration's module is already loaded in this process (asked without
-    generating anything): exploring with it then costs no more than a Python exploration's setup."""
-    return _LOADED.get(source_key(compiled, props)) in sys.modules
-
-
-def _index_path(compiled: CompiledModel, props: list[BoundProperty]) -> str | None:
-    """Where the name of this configuration's module is recorded, under a key made of what its
-    source and name come from (`caches.content_key`: the checker's code, numba's version and the
-    runtime, the model's files, its constants and the properties generated for), so whether it
-    is compiled can be asked without generating the source (seconds for the largest bundled
-    models). None for a model not loaded from files."""
-    model = compiled.model
-    if not caches.cacheable(model):
-        return None
-    generated = generated_props(compiled, props)
-    key = caches.content_key("native-index-1", model, fingerprint(), sorted(compiled.config.constants.items()), caches.list_digest(generated))
-    return os.path.join(cache_dir(), "index", key)
-
-
-def recorded_module(compiled: CompiledModel, props: list[BoundProperty]) -> str | None:
-    """The name of this configuration's module as an earlier `build` recorded it, when the
-    module is loaded or its source is in the disk cache (None otherwise, and under `--fresh`)."""
-    path = _index_path(compiled, props)
-    if path is None or not caches.reads_allowed():
-        return None
-    try:
-        with open(path) as fh:
-            name = fh.read().strip()
-    except OSError:
-        return None
-    return name if name in sys.modules or os.path.isfile(os.path.join(cache_dir(), f"{name}.py")) else None
-
-
-def is_compiled_cheaply(compiled: CompiledModel, props: list[BoundProperty]) -> bool:
-    """Whether this configuration's module is already compiled (loaded, or in the disk cache),
-    asked without generating the source: true only for a module an earlier `build` recorded (a
-    module compiled before the record existed is simply not found)."""
-    name = recorded_module(compiled, props)
-    return name is not None and (name in sys.modules or bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"{name}.expand-*.nbi"))))
-
-
-def _record(compiled: CompiledModel, props: list[BoundProperty], name: str) -> None:
-    path = _index_path(compiled, props)
-    if path is not None:
-        _write_record(path, name)
-
-
-def _write_record(path: str, text: str) -> None:
-    """Write an index record atomically (worker processes may write the same one at once)."""
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w") as fh:
-            fh.write(text)
-        os.replace(partial, path)
-    except OSError:
-        pass  # an unwritable cache only means the next run generates the source to ask
-
-
-def load_module(source: str, model_code: bool = True) -> ModuleType:
-    """Import the generated module, writing it to the cache directory first if it is new. A
-    model's own module (`model_code`) is written again under `--fresh`, so numba compiles it
-    again; the bytecode interpreter's module is the checker's code, the same for every model."""
+def load_module(source: str) -> ModuleType:
+    """Import the bytecode interpreter's module (`vm_source`: the checker's code, the same for
+    every model), writing it to the cache directory first if it is new, so that numba caches
+    its machine code beside it."""
     name = module_name(source)
     if name in sys.modules:
         return sys.modules[name]
     folder = cache_dir()
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"{name}.py")
-    if not os.path.exists(path) or (model_code and not caches.reads_allowed()):
+    if not os.path.exists(path):
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "w") as fh:
             fh.write(source)
@@ -226,7 +150,7 @@ def load_module(source: str, model_code: bool = True) -> ModuleType:
 
 
 def import_module(name: str) -> ModuleType:
-    """Import the generated module `name` from the cache directory (once per process)."""
+    """Import the module `name` from the cache directory (once per process)."""
     if name in sys.modules:
         return sys.modules[name]
     path = os.path.join(cache_dir(), f"{name}.py")
@@ -287,8 +211,7 @@ class NativeExploration(explicit.Exploration):
     term: np.ndarray
     module: ModuleType
     leads_props: list[BoundProperty]
-    bytecode: bool  # run by the bytecode interpreter, not the model's own module
-    rd: np.ndarray | tuple  # the readings (a compiled module) or the program's inputs (the bytecode interpreter)
+    rd: tuple  # the program's inputs
     store_bytes: int  # what the visited store holds: the states, parents and hash table used (and the graph, when stored)
 
     def path_to(self, node: int) -> list[int]:
@@ -314,36 +237,16 @@ def require_exact(compiled: CompiledModel, props: list[BoundProperty]) -> None:
         raise NativeUnsupported(str(_EXACT[key]))
 
 
-def build(compiled: CompiledModel, props: list[BoundProperty]) -> tuple[NativeSource, ModuleType]:
-    """Find in the cache (or generate) the compiled module for this configuration. A module an
-    earlier run recorded (`_record`) is imported without generating its source again: generating
-    costs seconds for a large model (Show'n'Go's about 5 CPU s), in every process that explores
-    it natively, and only the generator itself (cheap) is needed to run the module."""
-    require_exact(compiled, generated_props(compiled, props))
-    try:
-        name = recorded_module(compiled, props)
-        if name is not None:
-            source = NativeSource(compiled.model, compiled.config, compiled, generated_props(compiled, props))
-            module = import_module(name)
-        else:
-            source, text = generate(compiled, props)
-            module = load_module(text)
-        _LOADED[source_key(compiled, props)] = module.__name__
-        _record(compiled, props, module.__name__)
-        return source, module
-    except (SyntaxError, KeyError, AttributeError, NotImplementedError) as exc:
-        raise NativeUnsupported(f"cannot generate native code ({type(exc).__name__}: {exc})") from exc
-
-
 _PROGRAMS: dict[tuple, Bytecode] = {}  # source key -> the bytecode of that model and constants
 _ORDERS: dict[tuple, list[int]] = {}  # (model file, id, constants, readings) -> `python_order`
 _BLOCKS: dict[tuple, list[int]] = {}  # (model file, id, constants) -> `_program_blocks`
 
 
 def vm_source() -> str:
-    """The bytecode interpreter's module: `vm_module.py.txt` and the exploration loop."""
-    with open(os.path.join(os.path.dirname(__file__), "vm_module.py.txt")) as fh:
-        return fh.read() + "\n\n" + DRIVER
+    """The bytecode interpreter's module: `vm_module.py.txt` and the exploration loop (`driver.py.txt`)."""
+    here = os.path.dirname(__file__)
+    with open(os.path.join(here, "vm_module.py.txt")) as fh, open(os.path.join(here, "driver.py.txt")) as driver:
+        return fh.read() + "\n\n" + driver.read()
 
 
 def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool = True) -> tuple[NativeSource, ModuleType, tuple]:
@@ -376,7 +279,7 @@ def _built(compiled: CompiledModel, source: NativeSource, key: tuple) -> tuple[N
             _PROGRAMS[key] = program_cache.bytecode(compiled.model, compiled.config, source.props, lambda: _assembled(source, limit, moves))
     if limit is not None:
         limit.count("the terms of an aggregate", _PROGRAMS[key].terms)  # a program assembled under a larger budget
-    module = load_module(vm_source(), model_code=False)
+    module = load_module(vm_source())
     ctx = _PROGRAMS[key].context(source.reading_values(compiled.config), python_order(source, compiled))
     shared_first(module.__name__, lambda: _compile_shared(module, ctx, source.words, max(len(source.instances), 1)))
     return source, module, ctx
@@ -500,19 +403,14 @@ def in_range(compiled: CompiledModel, packed: int) -> bool:
     return True
 
 
-def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True, bytecode: bool = False) -> tuple[NativeExploration, dict[str, Finding]]:
-    """`explicit.explore`, natively: the same exploration and the same findings. With
-    `bytecode`, the model runs in the bytecode interpreter (`vm.py`) instead of a module
-    compiled for it."""
+def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress=None, need_graph: bool = True) -> tuple[NativeExploration, dict[str, Finding]]:
+    """`explicit.explore`, in the bytecode interpreter (`vm.py`): the same exploration and the
+    same findings."""
     from numba.core.errors import NumbaError
 
-    if bytecode:
-        source, module, rd = build_vm(compiled, props)
-    else:
-        source, module = build(compiled, props)
-        rd = np.array(source.reading_values(compiled.config), np.int64)
+    source, module, rd = build_vm(compiled, props)
     started = time.perf_counter()
-    if bytecode and need_graph and not budget.stop_when_decided:
+    if need_graph and not budget.stop_when_decided:
         stored = space_store.take(compiled, budget.max_states)
         exp_found = _over_stored(compiled, props, source, module, rd, stored, started) if stored is not None else None
         if exp_found is not None:
@@ -594,7 +492,6 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
     n = int(meta[0])
     exp = NativeExploration(compiled)
     exp.module = module
-    exp.bytecode = bytecode
     exp.leads_props = source.leads
     exp.rd = rd
     exp.rows = states[:n]
@@ -672,7 +569,7 @@ def _over_stored(compiled: CompiledModel, props: list[BoundProperty], source: Na
     except RUNTIME_ERRORS as exc:
         raise NativeDeferred(str(exc)) from exc
     exp = NativeExploration(compiled)
-    exp.module, exp.bytecode, exp.leads_props, exp.rd = module, True, source.leads, ctx
+    exp.module, exp.leads_props, exp.rd = module, source.leads, ctx
     exp.rows = stored.rows
     exp.states = PackedStates(exp.rows)
     exp.parent = stored.parent

@@ -18,7 +18,7 @@ import numpy as np
 from checker.engines import explicit
 from checker.engines.explicit import Finding
 from checker.engines.native import DECIDED_IN_LOOP
-from checker.engines.native.codegen import NativeSource
+from checker.engines.native.source import NativeSource
 from checker.lang.compile import CompiledModel
 from checker.lang.properties import BoundProperty
 

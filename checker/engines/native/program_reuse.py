@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from checker.lang.model import Config
 
 if TYPE_CHECKING:
-    from checker.engines.native.codegen import NativeSource
+    from checker.engines.native.source import NativeSource
     from checker.engines.native.vm_code import Bytecode
 
 _ABSENT = object()  # the value recorded for a name asked about and not there

@@ -1,19 +1,15 @@
-"""Compiled helpers shared by every generated model module, and the graph passes.
+"""Compiled helpers of the bytecode interpreter and its loops, and the graph passes.
 
-Nothing here depends on a model: the generated successor and property functions call the
-small helpers (errors, field access across 64-bit words, min/max over filtered values), and the
+Nothing here depends on a model: the interpreter and its loops call the small helpers (field
+access across 64-bit words, an `after` property's decision, the visited table's hash), and the
 engine calls the graph passes (Tarjan's SCCs, the termination and leads-to sweeps, shortest
 paths inside a subgraph) on the stored edge arrays. Each pass mirrors, step for step, its
 pure-Python counterpart in `checker.engines.explicit` and `checker.engines.graph`, so the two
 back-ends pick the same components, the same entries and the same paths: the differential tests
 compare traces, not only verdicts.
 
-Errors (division by zero, an index outside its domain, a write outside a slot's range) are
-raised as plain exceptions inside compiled code; the engine catches them at the state where they
-happen and asks the Python compiled model for the message, so messages have one source.
-
-Every function a loop calls per state or per move (here, in `vm.py`, in the interpreter's and
-the driver's templates and in generated code) is compiled without numba's reference counting
+Every function a loop calls per state or per move (here, in `vm.py`, and in the interpreter's
+and the driver's templates) is compiled without numba's reference counting
 (`_nrt=False`). With it, a call increments and decrements the count of every array it is
 passed, one atomic operation each way: the interpreter's `run` takes twelve arrays, and the
 helpers around it the tuple of run-time inputs, so counting cost about 60 ns a call, two
@@ -44,25 +40,10 @@ kernel = njit(cache=True, nogil=True)
 # interpreter's `run`, and compiling that copy is most of a small function's cost (a second or
 # so each, cold).
 kernel_part = njit(cache=True, nogil=True, inline="always")
-SKIP = -(1 << 62)  # a filtered-out value of min()/max() over a domain (model values are far smaller)
 WORD = 64
 
 
-# -- helpers the generated code calls ------------------------------------------------------------
-@per_state
-def _div(a, b):
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return a // b
-
-
-@per_state
-def _mod(a, b):
-    if b == 0:
-        raise ZeroDivisionError("division by zero")
-    return a % b
-
-
+# -- helpers the loops call ----------------------------------------------------------------------
 @per_state
 def _after(k, status, where, where2, inst_at, pre, node, inst):
     """`after` property k fails on the transition pre -> node by instance inst."""
@@ -70,61 +51,6 @@ def _after(k, status, where, where2, inst_at, pre, node, inst):
     where[k] = pre
     where2[k] = node
     inst_at[k] = inst
-
-
-@per_state
-def _ix(value, lo, size, name):
-    if value < lo or value >= lo + size:
-        raise IndexError("index outside its domain")
-    return value - lo
-
-
-@per_state
-def _req(ok, value, message):
-    if not ok:
-        raise ValueError("a pile operation it cannot do")
-    return value
-
-
-@per_state
-def _range():
-    raise ValueError("write outside a slot's range")
-
-
-@per_state
-def _twice():
-    raise ValueError("slot written twice")
-
-
-@per_state
-def _empty(op):
-    raise ValueError("min()/max() over no values")
-
-
-@kernel
-def _pmin(values):
-    best = 0
-    seen = False
-    for v in values:
-        if v != SKIP and (not seen or v < best):
-            best = v
-            seen = True
-    if not seen:
-        raise ValueError("min() over no values")
-    return best
-
-
-@kernel
-def _pmax(values):
-    best = 0
-    seen = False
-    for v in values:
-        if v != SKIP and (not seen or v > best):
-            best = v
-            seen = True
-    if not seen:
-        raise ValueError("max() over no values")
-    return best
 
 
 @per_state

@@ -1,11 +1,9 @@
 """The bytecode interpreter of the native back-end: one compiled loop for every model.
 
-`codegen.py` turns each model into numba source, which numba compiles in seconds to minutes per
-model: a price the native back-end pays once per model and machine, and that kept every cold
-check in the Python engine. Here the model is data instead: `vm_code.py` assembles its guards,
-effects and property predicates into an array of integers, and `run` below executes them. It
-is compiled once per machine (numba's cache), so a model nobody compiled before explores
-natively at once.
+Numba source generated per model would compile in seconds to minutes per model. Here the model
+is data instead: `vm_code.py` assembles its guards, effects and property predicates into an
+array of integers, and `run` below executes them. It is compiled once per machine (numba's
+cache), so a model nobody compiled before explores natively at once.
 
 The instructions work on a stack of 64-bit integers (`st`) and a few registers (`reg`); a
 state is a row of 64-bit words, the old state of an `after` property a second row. An

@@ -1,9 +1,10 @@
 """Assembling a model into the bytecode `vm.run` executes.
 
-The program has the shape of the native module `codegen.py` generates: the same instances in the
-same order, the same dispatch on leading field tests (so successors come in the Python engine's
-order), readings as a run-time input, parameters and aggregates unrolled and constants folded.
-What the generated code does in Python, the instructions do here: the interpreter's semantics,
+The program has the shape of the Python engine's generated successor code (`checker.lang.compile`):
+the same instances, the same dispatch on leading field tests (`source.NativeSource`; moves are
+then put in the Python engine's order, `engine.python_order`), readings as a run-time input,
+parameters and aggregates unrolled and constants folded. What the generated code does in
+Python, the instructions do here: the interpreter's semantics,
 with short-circuits exactly where the Python engine has them, so an error the Python engine
 would not meet is not met here either. A bool-typed expression's value is 0 or 1 (comparisons,
 `not`, bool fields and tables, and `and`/`or` chains of such values), so no instruction
@@ -21,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from checker.engines.native import vm
-from checker.engines.native.codegen import WORD, NativeSource
+from checker.engines.native.source import WORD, NativeSource
 from checker.engines.native.vm_share import MIN_SIZE, Again, FreeNames, Label, Mark, Reg, Shared, Unit, register_at, registers_needed
 from checker.lang.compile import _FOLD, Instance, _conjuncts, _Pending
 from checker.lang.expr import Agg, Binary, Call, Cond, ConstRef, Expr, Lit, Old, ReadingRef, Require, SlotRef, Unary, Var
@@ -507,7 +508,7 @@ class Assembler:
         return Const(not value.value) if isinstance(value, Const) else Ops([*value, vm.NOT])
 
 
-_NEVER_SHARED = frozenset([Lit, Var, ReadingRef])  # a push or a reading: nothing to save
+_NEVER_SHARED: frozenset[type] = frozenset((Lit, Var, ReadingRef))  # a push or a reading: nothing to save
 # `Assembler.expr`'s method for each kind of node (a node of another kind is a KeyError, which
 # `engine._assembled` reports as a model the interpreter cannot run).
 _HANDLERS: dict[type, Callable[..., Value]] = {
@@ -681,7 +682,7 @@ class Program:
 
     def _state_checks(self) -> list:
         """Every state property in turn: skipped once decided, else evaluated and decided
-        where its value is the deciding one (`codegen.NativeSource.state_props_source`)."""
+        where its value is the deciding one (`source.STATE_KINDS`)."""
         out: list = []
         for sp in self.source.state_props:
             skip = Label()
