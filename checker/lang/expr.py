@@ -19,100 +19,100 @@ class Expr:
     loc: Loc | None = field(default=None, compare=False, kw_only=True)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Lit(Expr):
     """A literal: bool, int, or an enum member name."""
 
-    value: object = None
+    value: object
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SlotRef(Expr):
     """A state slot element, fully indexed (scalars have no indices)."""
 
-    name: str = ""
+    name: str
     indices: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ConstRef(Expr):
     """A constant: a scalar, or a table element with indices."""
 
-    name: str = ""
+    name: str
     indices: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReadingRef(Expr):
     """The option chosen for a reading (an enum whose members are the options)."""
 
-    name: str = ""
+    name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Var(Expr):
     """An action parameter or a variable bound by an aggregate."""
 
-    name: str = ""
+    name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Unary(Expr):
-    op: str = ""  # "neg" | "not" | "abs"
-    operand: Expr | None = None
+    op: str  # "neg" | "not" | "abs"
+    operand: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Binary(Expr):
     """Arithmetic (+ - * // %), logic (and or) and comparison (== != < <= > >=)."""
 
-    op: str = ""
-    left: Expr | None = None
-    right: Expr | None = None
+    op: str
+    left: Expr
+    right: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Cond(Expr):
-    test: Expr | None = None
-    then: Expr | None = None
-    orelse: Expr | None = None
+    test: Expr
+    then: Expr
+    orelse: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Agg(Expr):
     """sum/count/any/all/min/max of `body` over every combination of `bound` satisfying `where`."""
 
-    op: str = ""
-    bound: tuple[tuple[str, Domain], ...] = ()
-    body: Expr | None = None
+    op: str
+    bound: tuple[tuple[str, Domain], ...]
+    body: Expr
     where: Expr | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Call(Expr):
     """min/max of several values, succ/pred in a domain's cyclic order."""
 
-    fn: str = ""
+    fn: str
     args: tuple[Expr, ...] = ()
     domain: Domain | None = None  # for succ/pred
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Old(Expr):
     """The value of an expression in the pre-state (only inside `after` properties)."""
 
-    operand: Expr | None = None
+    operand: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Require(Expr):
     """`value`, provided `test` holds; otherwise the modelling error `message` at this node's
     location. The type checker builds it for what a pile cannot do (the top of an empty pile,
     a card put on a full one), so every engine reports those as it reports a division by zero."""
 
-    test: Expr | None = None
-    value: Expr | None = None
-    message: str = ""
+    test: Expr
+    value: Expr
+    message: str
 
 
 ARITH = {"+", "-", "*", "//", "%"}

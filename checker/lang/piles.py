@@ -163,7 +163,7 @@ def remove(p: PileValue, position: Expr, text: str, loc: Loc | None) -> PileValu
 
 def choose(test: Expr, then: PileValue, orelse: PileValue, loc: Loc | None) -> PileValue:
     """`then if test else orelse`, position by position."""
-    assert then.length is not None and orelse.length is not None
+    assert then.length is not None and orelse.length is not None and then.raw is not None and orelse.raw is not None
     size = max(len(then.elems), len(orelse.elems))
     elems = tuple(Cond(a.type, test=test, then=a, orelse=b, loc=loc) for a, b in zip(_padded(then, size), _padded(orelse, size)))
     length = Cond(INT, test=test, then=then.length, orelse=orelse.length, loc=loc)
@@ -173,7 +173,7 @@ def choose(test: Expr, then: PileValue, orelse: PileValue, loc: Loc | None) -> P
 
 def old(p: PileValue, loc: Loc | None) -> PileValue:
     """old(P): every part of P read in the pre-state."""
-    assert p.length is not None
+    assert p.length is not None and p.raw is not None
     return PileValue(p.type, length=Old(INT, operand=p.length, loc=loc), raw=Old(INT, operand=p.raw, loc=loc), elems=tuple(Old(e.type, operand=e, loc=loc) for e in p.elems), fill=p.fill, bounded=p.bounded, loc=loc)
 
 
