@@ -72,11 +72,10 @@ def code_digest() -> str:
     if _CODE_DIGEST is None:
         digest = hashlib.sha256(sys.version.encode())
         package = os.path.dirname(os.path.abspath(__file__))
-        for path in sorted(glob.glob(os.path.join(package, "**", "*.py*"), recursive=True)):
-            if path.endswith((".py", ".py.txt")):
-                digest.update(os.path.relpath(path, package).encode())
-                with open(path, "rb") as handle:
-                    digest.update(handle.read())
+        for path in sorted(glob.glob(os.path.join(package, "**", "*.py"), recursive=True)):
+            digest.update(os.path.relpath(path, package).encode())
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
         _CODE_DIGEST = digest.hexdigest()
     return _CODE_DIGEST
 

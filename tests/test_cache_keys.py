@@ -225,7 +225,7 @@ def test_no_file_under_the_working_directory_is_unpickled():
     offenders = []
     for folder, _, files in os.walk(package):
         for name in files:
-            if name.endswith((".py", ".py.txt")):
+            if name.endswith(".py"):
                 text = Path(folder, name).read_text()
                 for needle in ("pickle.load(", "pickle.Unpickler", "marshal.load(", "np.load(", "numpy.load("):
                     if needle in text:

@@ -4,7 +4,7 @@ The impact analysis asks, for every reading option, where it first parts ways wi
 baseline. The Python search needs each configuration's generated successor code, and generating
 it was most of the search's cost (two configurations a question). The interpreter runs one
 program for every reading combination, so the two configurations are one program with two
-reading inputs. `vm_module.py.txt`'s `seed_divergence` and `expand_divergence` run the Python
+reading inputs. `loops.py`'s `seed_divergence` and `expand_divergence` run the Python
 loop state for state: the same order, the same comparison (terminal, outcome, a modelling error
 under one side only, the enabled moves, their results), the same budget; this module turns the
 state it stops at into the same play, which `divergence` then replays and confirms in the
@@ -24,7 +24,7 @@ from checker.lang.compile import CompiledModel
 
 CHUNK = 1 << 14  # states compared between two looks at the clock
 COMPLETE, PAST_BUDGET, FOUND, FULL = 1, 2, 3, 4
-KINDS = {1: "terminal", 2: "outcome", 3: "error", 4: "moves", 5: "result"}  # vm_module.py.txt's DIVERGES codes
+KINDS = {1: "terminal", 2: "outcome", 3: "error", 4: "moves", 5: "result"}  # loops.py's DIVERGES codes
 
 
 def search(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int, timeout: float) -> Search:

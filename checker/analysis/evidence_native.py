@@ -2,7 +2,7 @@
 
 The Readings growth re-checks explore larger games than the check does, with their own loop
 (`checker.analysis.evidence.decide`: outcomes seen as terminal states are found, stuck states,
-a budget counted in whole states). `vm_module.py.txt`'s `seed_ends` and `expand_ends` run that
+a budget counted in whole states). `loops.py`'s `seed_ends` and `expand_ends` run that
 loop state for state; this module asks, between their chunks, whether the wanted verdicts are
 settled (only when a stuck state or an outcome is new, as the Python loop does), and reads the
 verdicts off the arrays. `tests/test_evidence_native.py` holds the two to the same verdicts,

@@ -1,7 +1,7 @@
 """`statespace.explore_space` in the bytecode interpreter: the same state space, natively.
 
 The impact analysis explores every reading option's whole game storing each move's mover and
-weight (`checker.analysis.statespace`). `vm_module.py.txt`'s `seed_space` and `expand_space`
+weight (`checker.analysis.statespace`). `loops.py`'s `seed_space` and `expand_space`
 run that loop state for state, numbering states, storing moves and stopping at the budget as
 it does; this module turns the arrays into the same `StateSpace` (Python arrays, packed
 integers), so the analyses that read it do not know which loop made it.

@@ -4,7 +4,7 @@ The Readings re-check asks a seeded search for a witness of a verdict in a large
 state, an outcome, a state from which the game cannot end) before exploring it. Walking it from
 Python stepped through the interpreter one state at a time (its successors turned into Python
 integers, the mover of every move asked, the draw made in Python): about a fifth of the
-re-check's time, all of it on the check's critical path. `vm_module.py.txt`'s `walk_witness` takes
+re-check's time, all of it on the check's critical path. `loops.py`'s `walk_witness` takes
 the same walks: the same successors in the same order, the same draws of Python's own generator
 (started from `random.Random(seed).getstate()`, consumed as `random.choice` and
 `random.choices` consume it, `simulate.choose_move`'s order of movers), the same loops dropped,

@@ -2,7 +2,7 @@
 
 The Readings re-check estimates the odds of larger games by seeded simulation (thousands of
 games a configuration), and each needed the configuration's generated Python successor code,
-then a Python loop grouping every state's moves by mover. `vm_module.py.txt`'s `play_games`
+then a Python loop grouping every state's moves by mover. `loops.py`'s `play_games`
 plays the same games in the interpreter: the same successors in the same order, and the draws
 of Python's own generator, its Mersenne Twister and the ways `random.choice` and
 `random.choices` consume it, started from `random.Random(seed).getstate()`. So every game takes

@@ -4,7 +4,7 @@ It produces the same `Exploration` and `Finding`s as `checker.engines.explicit` 
 state for state: the same breadth-first order, the same state numbers, parents, layers, edges
 and counterexample paths. A model runs as data: its program (`vm_code.py`, assembled once per
 model and constants) is executed by the bytecode interpreter (`vm.py`), whose module, with the
-loops over states (`vm_module.py.txt`, `driver.py.txt`), is the same for every model and is
+loops over states (`loops.py`), is the same for every model and is
 compiled once per machine (numba caches its machine code beside it in the cache folder). Python
 keeps loading, the per-property verdicts built from the compiled passes' results, and trace
 replay (the runner replays every path in the interpreter as before).
@@ -73,7 +73,7 @@ def _fingerprint() -> str:
 
     here = os.path.dirname(__file__)
     digest = hashlib.sha256(version("numba").encode())
-    for name in ("runtime.py", "driver.py.txt", "vm.py", "vm_module.py.txt"):
+    for name in ("runtime.py", "vm.py", "loops.py"):
         with open(os.path.join(here, name), "rb") as fh:
             digest.update(fh.read())
     return digest.hexdigest()
@@ -243,10 +243,10 @@ _BLOCKS: dict[tuple, list[int]] = {}  # (model file, id, constants) -> `_program
 
 
 def vm_source() -> str:
-    """The bytecode interpreter's module: `vm_module.py.txt` and the exploration loop (`driver.py.txt`)."""
-    here = os.path.dirname(__file__)
-    with open(os.path.join(here, "vm_module.py.txt")) as fh, open(os.path.join(here, "driver.py.txt")) as driver:
-        return fh.read() + "\n\n" + driver.read()
+    """The source of the bytecode interpreter's loops (`loops.py`), imported as a copy named by
+    its digest (`load_module`)."""
+    with open(os.path.join(os.path.dirname(__file__), "loops.py")) as fh:
+        return fh.read()
 
 
 def build_vm(compiled: CompiledModel, props: list[BoundProperty], checks: bool = True) -> tuple[NativeSource, ModuleType, tuple]:
@@ -317,7 +317,7 @@ def _moves_program(compiled: CompiledModel) -> Bytecode:
 
 
 class VmLoop(NamedTuple):
-    """What every loop of `vm_module.py.txt` starts from: the program's generator, module and
+    """What every loop of `loops.py` starts from: the program's generator, module and
     inputs, the instance count (the most successors a state has), the initial rows, the state
     rows (room for the budget, its last state's successors and the initial states) and the
     visited table."""

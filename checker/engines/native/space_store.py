@@ -7,7 +7,7 @@ weight), and the check matrix explores the same configurations again to decide t
 (`engine.explore`): 202 configurations and about 47 CPU s of the bundled check. The impact
 analysis's explorations are queued first, so when the matrix reaches a configuration its whole
 space is usually on disk; the matrix then evaluates its properties over the stored states and
-moves (`vm_module.py.txt`'s `check_space`) instead of exploring. Both loops number states alike
+moves (`loops.py`'s `check_space`) instead of exploring. Both loops number states alike
 (breadth first, the Python engine's order of moves), so the findings, paths, layers and counts
 are those exploring gives (`tests/test_space_store.py` holds them to it).
 

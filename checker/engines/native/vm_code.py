@@ -581,7 +581,7 @@ class Bytecode:
     writes: int  # the registers the writes use: the shared values' come after them
 
     def context(self, readings: list[int], order: list[int]) -> tuple:
-        """The inputs `vm_module.py.txt`'s functions take where generated ones take `rd`: the
+        """The inputs `loops.py`'s functions take (`ctx`): the
         shared arrays, these readings, each instance's place in the Python engine's order of
         moves (empty: the program's own order is it), and scratch space of its own."""
         import numpy as np
@@ -605,7 +605,7 @@ class Bytecode:
 class Program:
     """One model configuration's bytecode, whatever its readings (a run-time input): the
     successor program, the terminal condition and the property predicates in one array, the
-    constant tables they index, and the entry points `vm_module.py.txt` reads (`entries`).
+    constant tables they index, and the entry points `loops.py` reads (`entries`).
 
     The moves come first (the successor program, the terminal condition, the outcome, each
     instance's mover and weight), the property predicates after them. Without `moves` the
