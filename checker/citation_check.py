@@ -13,6 +13,7 @@ the replay test of saved traces (tests) checks the citations of real steps.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import z3
 
@@ -45,8 +46,8 @@ def game_citation_problems(models: list[Model]) -> tuple[list[CitationProblem], 
                 seen.setdefault(citation.loc, []).append(found.get(citation.loc))
     for loc, outcomes in seen.items():
         if all(o is not None and o.kind == "never" for o in outcomes):
-            errors[(loc, "never")] = outcomes[0]
-    warnings = [outcomes[0] for outcomes in seen.values() if all(o is not None and o.kind == "always" for o in outcomes)]
+            errors[(loc, "never")] = cast(CitationProblem, outcomes[0])  # every outcome is a problem (tested above)
+    warnings = [cast(CitationProblem, outcomes[0]) for outcomes in seen.values() if all(o is not None and o.kind == "always" for o in outcomes)]  # as above
     return list(errors.values()), warnings
 
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:  # the checker is imported only when a suite is collected: pytest loads this plugin in every run
+    from _pytest._code.code import TerminalRepr
+
     from checker.results import Result
 
 
@@ -161,7 +163,7 @@ class PropertyItem(pytest.Item):
         if not result.matches:
             raise RulecheckFailure(failure_text(result, None if self.config.getoption("rulecheck_no_write") else _out_dir(self.config)))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, RulecheckFailure):
             return str(excinfo.value)
         return super().repr_failure(excinfo)

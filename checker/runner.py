@@ -224,7 +224,8 @@ def _constant_value(model: Model, const, target: str, text: str) -> Any:
         if text.lower() not in ("true", "false"):
             raise RulecheckError(f"--set {target}={text}: expected true or false")
         return text.lower() == "true"
-    members = model.domains[const.elem.type.domain].members
+    assert const.elem.type.domain is not None, "an enum constant names its domain"
+    members = model.domains[const.elem.type.domain].members or ()
     if text not in members:
         raise RulecheckError(f"--set {target}={text}: expected one of {', '.join(members)}")
     return text
@@ -256,7 +257,7 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
     relevant = referenced_readings(model, bound)
     groups: dict[tuple, list[tuple[int, Config]]] = {}
     for position, config in enumerate(reading_configs(model, options.readings, options.pinned, constants)):
-        key = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
+        key: tuple = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
         if options.engine not in ("explicit", "distributed"):
             key = (position,)
         groups.setdefault(key, []).append((position, config))
@@ -323,7 +324,8 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     if options.engine == "distributed":
         engine = DistributedEngine(cluster.current())
     else:
-        engine = ExplicitEngine((lambda p: options.on_progress(label, p)) if options.on_progress else None)
+        report = options.on_progress
+        engine = ExplicitEngine((lambda p: report(label, p)) if report is not None else None)
     reused = _reused(model, config, props, options) if isinstance(engine, ExplicitEngine) else (None, None)
     try:
         verdicts = reused[1][0] if reused[1] is not None else engine.decide(model, config, props, options)

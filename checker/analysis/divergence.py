@@ -100,7 +100,7 @@ def _compare(a: CompiledModel, b: CompiledModel, s: int, outcome_a, outcome_b, k
         if outcome_a is not None and outcome_a(s) != outcome_b(s):
             return "outcome", []
         return "", []
-    errors = []
+    errors: list[str | None] = []
     moves = []
     for compiled, key in zip((a, b), keys):
         try:
@@ -313,6 +313,7 @@ def _show(side: Side, interp: Interpreter, moves: list[Transition], pre: State) 
 
 
 def _summary(result: Divergence) -> str:
+    assert result.sides is not None, "a divergence found has its two sides"
     a, b = result.sides
     n = len(result.trace.steps) if result.trace else 0
     after = f"After {n} step{'s' if n != 1 else ''} legal under both" if n else "At the start"

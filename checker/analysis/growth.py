@@ -177,7 +177,7 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     given: the check's own, `checker.runner.check_pool`); outcomes are attached in the serial
     order either way."""
     from checker.dispatch import SerialPool, process_pool, run_in_order
-    from checker.report.errata import suite_findings
+    from checker.findings import suite_findings
 
     entries = []
     for folder in sorted({r.model.folder for r in results}):

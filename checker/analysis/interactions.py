@@ -17,7 +17,7 @@ from checker.results import Result
 class Interaction:
     game: str
     variant: str
-    deviations: tuple[str, str]  # NAME=OPTION each
+    deviations: tuple[str, ...]  # NAME=OPTION each (two)
     together: set[tuple[str, str]]  # (property, verdict) that differ from the default
     separately: set[tuple[str, str]]
 

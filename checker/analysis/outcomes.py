@@ -220,8 +220,9 @@ def probabilities(space: StateSpace, labels: _Coded) -> dict[str, float]:
         q = csr_matrix((vals, (rows, cols)), shape=(transient.size, transient.size))
         solved = absorbed(q, absorb).reshape(transient.size, len(names))
     for node in starts:
-        if labels[node] is not None:
-            out[labels[node]] += 1.0 / len(starts)
+        label = labels[node]
+        if label is not None:
+            out[label] += 1.0 / len(starts)
         elif position[node] >= 0:
             for name, i in column.items():
                 out[name] += float(solved[position[node], i]) / len(starts)
@@ -312,7 +313,7 @@ def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:
 
 def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str]:
     model = space.compiled.model
-    players = list(model.domains["player"].members) if "player" in model.domains else []
+    players = list(model.domains["player"].members or ()) if "player" in model.domains else []
     if len(players) != 2:
         return [], f"forced wins are computed for two sides; this model has {len(players)} player(s)"
     wins = win_labels(players, set(labels.names))

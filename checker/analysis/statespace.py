@@ -100,6 +100,7 @@ def mover_functions(compiled: CompiledModel) -> list[Callable[[int], int] | int]
         elif action.by == "rules":
             out.append(RULES)
         else:
+            assert action.actor is not None, "a player's action has its actor (build)"
             out.append(compiled.function(action.actor, compiled.encoded_params(inst)))
     return out
 
@@ -182,7 +183,7 @@ def explore_space_in_python(compiled: CompiledModel, max_states: int = 500_000, 
                 weight = weights_of[inst_id]
                 add_target(node)
                 add_instance(inst_id)
-                add_mover(mover if mover.__class__ is int else mover(s))
+                add_mover(mover if isinstance(mover, int) else mover(s))
                 add_weight(weight(s) if weight is not None else 1)
         except ModellingError as exc:
             keep = space.starts[-1]  # drop the half-stored moves of the failing state

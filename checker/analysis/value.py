@@ -41,7 +41,7 @@ class GameValue:
 
 def sides(space: StateSpace) -> list[str]:
     model = space.compiled.model
-    return list(model.domains["player"].members) if "player" in model.domains else []
+    return list(model.domains["player"].members or ()) if "player" in model.domains else []
 
 
 def game_value(space: StateSpace, chance: str) -> GameValue:

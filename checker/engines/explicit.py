@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import ModuleType
+from typing import cast
 
 from checker.engines.graph import (
     CSRGraph,
@@ -118,12 +119,16 @@ class StateChecks:
         self._screen_source: ScreenSource | None = None
         for prop in props:
             if prop.kind == "invariant":
+                assert prop.expr is not None  # the state kinds require `expr` (property_kinds), which `bind` types
                 self.state_preds.append((prop, compiled.predicate(prop.expr), False, "fails"))
             elif prop.kind == "unreachable":
+                assert prop.expr is not None  # as above
                 self.state_preds.append((prop, compiled.predicate(prop.expr), True, "fails"))
             elif prop.kind == "reachable":
+                assert prop.expr is not None  # as above
                 self.state_preds.append((prop, compiled.predicate(prop.expr), True, "holds"))
             elif prop.kind == "after":
+                assert prop.expr is not None  # `after` requires `expr`
                 for inst in compiled.instances:
                     if inst.action.name == prop.action:
                         fn = compiled.function(prop.expr, compiled.encoded_params(inst), with_old=True)
@@ -140,7 +145,7 @@ class StateChecks:
         if not preds:
             return None
         if self._screen_source is None:
-            self._screen_source = self.compiled.screen_source([(prop.expr, deciding) for prop, _, deciding, _ in self.state_preds])
+            self._screen_source = self.compiled.screen_source([(prop.expr, deciding) for prop, _, deciding, _ in self.state_preds])  # type: ignore[misc]  # only state kinds, each with its `expr`, are in `state_preds`
         numbers = {id(prop): i for i, (prop, _, _, _) in enumerate(self.state_preds)}
         return self._screen_source.function(numbers[id(prop)] for prop, _, _, _ in preds)
 
@@ -412,6 +417,7 @@ def add_witnesses(exp: Exploration, props: list[BoundProperty], findings: dict[s
         finding = findings.get(prop.id)
         if not KINDS[prop.kind].keeps_witness or finding is None or finding.status != "holds" or not finding.path:
             continue
+        assert prop.expr is not None  # a kind that keeps witnesses (`reachable`) requires `expr`
         satisfies = exp.compiled.predicate(prop.expr)
         nodes: list[int] = []
         for node in range(len(exp.states)):
@@ -477,7 +483,7 @@ def terminates(exp: Exploration, prop: BoundProperty) -> Finding:
         return passes.terminates(starts, edges, np.frombuffer(term, np.uint8), exp.layer_ends, exp.path_to, prop.prop.within)
     states = exp.states
     non_terminal = bytearray(1 - t for t in term)
-    keep = non_terminal.__getitem__
+    keep = cast(Callable[[int], bool], non_terminal.__getitem__)  # its 0/1 bytes serve as truth values
     best: tuple[int, list[int]] | None = None
     acyclic = postorder_if_acyclic(graph, keep)
     longest = longest_paths(graph, acyclic) if acyclic is not None else array("i", [0]) * len(states)
@@ -552,6 +558,7 @@ def value(exp: Exploration, prop: BoundProperty) -> Finding:
         return Finding("undecided", detail=found.reason)
     shown = f"{found.value:.6g}" if isinstance(found.value, float) else found.value
     path = [exp.index[space.states[n]] for n in found.line]
+    assert prop.value is not None  # `bind_value` always sets a `value` property's expected value
     status = "holds" if matches(found.value, prop.value) else "fails"
     note = f"Game value under perfect play (chance: {prop.chance}): {shown}; {found.reason}. The steps show a line of perfect play."
     return Finding(status, path, shape="strategy", loop_start=found.loop_start, note=note, detail=f"value: {shown} (expected {prop.value})")
@@ -573,6 +580,7 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
     graph = exp.graph
     assert graph is not None
     compiled = exp.compiled
+    assert prop.source is not None and prop.target is not None  # `leads-to` requires `from` and `to`, which `bind` types
     source_fn = compiled.predicate(prop.source)
     target_fn = compiled.predicate(prop.target)
     states = exp.states
@@ -591,7 +599,7 @@ def leads_to(exp: Exploration, prop: BoundProperty) -> Finding:
         starts, edges = passes.csr_arrays(graph.starts, graph.edges)
         target = np.frombuffer(avoid, np.uint8) ^ 1
         return passes.leads_to(starts, edges, np.frombuffer(sources, np.uint8), target, np.frombuffer(terminal_mask(exp), np.uint8), exp.path_to)
-    keep = avoid.__getitem__
+    keep = cast(Callable[[int], bool], avoid.__getitem__)  # its 0/1 bytes serve as truth values
     bad = bytearray(len(states))  # can reach an end (dead end, terminal or cycle) avoiding the target
     ends = bytearray(len(states))  # an end itself
     acyclic = postorder_if_acyclic(graph, keep)

@@ -35,7 +35,7 @@ class CSRGraph:
         return self.starts[node + 1] - self.starts[node]
 
 
-def strongly_connected(graph: CSRGraph, keep: Callable[[int], bool]) -> Iterator[list[int]]:
+def strongly_connected(graph: CSRGraph, keep: Callable[[int], object]) -> Iterator[list[int]]:
     """Tarjan's SCCs of the subgraph induced by nodes with keep(node), sinks first."""
     n = graph.size
     index = array("i", [-1]) * n

@@ -90,7 +90,7 @@ def simulate_in_python(compiled: CompiledModel, games: int, seed: int, max_steps
     return report
 
 
-def weight_functions(compiled: CompiledModel) -> dict[int, object]:
+def weight_functions(compiled: CompiledModel) -> dict[int, Callable[..., Any]]:
     """Each weighted chance instance's weight, as a function of the packed state."""
     out = {}
     for inst in compiled.instances:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
+from typing import Any, cast
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang import piles
@@ -455,10 +455,12 @@ class ModelBuilder:
         if kind == "int":
             if not isinstance(value, int) or isinstance(value, bool):
                 raise RulecheckError(f"{what}: expected an integer, found {value!r}", loc, str(value))
-            if elem.lo is not None and not elem.lo <= value <= elem.hi:
+            if elem.lo is not None and elem.hi is not None and not elem.lo <= value <= elem.hi:
                 raise RulecheckError(f"{what}: {value} is out of its range {elem.lo}..{elem.hi}", loc, str(value))
             return value
+        assert elem.type.domain is not None  # neither bool nor int: an enum, named after its domain
         dom = self.domains[elem.type.domain]
+        assert dom.members is not None  # the domain of an enum type is an enum domain
         if value not in dom.members:
             raise RulecheckError(f"{what}: `{value}` is not a member of {dom.name}", loc, str(value), did_you_mean(str(value), dom.members) or f"{dom.name} is one of: {', '.join(dom.members)}")
         return value
@@ -570,10 +572,11 @@ class ModelBuilder:
                 head = ast.parse(str(key), mode="eval").body
             except SyntaxError:
                 raise RulecheckError("a definition is `name` or `name(a, b)`", kloc, str(key)) from None
+            params: tuple[str, ...]
             if isinstance(head, ast.Name):
                 name, params = head.id, ()
             elif isinstance(head, ast.Call) and isinstance(head.func, ast.Name) and all(isinstance(a, ast.Name) for a in head.args):
-                name, params = head.func.id, tuple(a.id for a in head.args)
+                name, params = head.func.id, tuple(cast(ast.Name, a).id for a in head.args)  # every argument is a Name (tested above)
             else:
                 raise RulecheckError("a definition is `name` or `name(a, b)`", kloc, str(key))
             if name in scope.slots or name in scope.constants:
@@ -597,7 +600,7 @@ class ModelBuilder:
         if raw is None:
             return ()
         if isinstance(raw, list):
-            return tuple(check_expr(scope, item, raw.item_loc(i), BOOL) for i, item in enumerate(raw))
+            return tuple(check_expr(scope, item, cast(YList, raw).item_loc(i), BOOL) for i, item in enumerate(raw))  # the loaded document's lists are YLists
         return (check_expr(scope, raw, self.loc(key), BOOL),)
 
     # -- init ----------------------------------------------------------------------------
@@ -706,13 +709,13 @@ class ModelBuilder:
             dom = self.domains[choice]
             return InitElem(choices=tuple(self.init_value(scope, slot, v, loc) for v in dom.values()))
         if isinstance(choice, list) and choice:
-            return InitElem(choices=tuple(self.init_value(scope, slot, v, choice.item_loc(i)) for i, v in enumerate(choice)))
+            return InitElem(choices=tuple(self.init_value(scope, slot, v, cast(YList, choice).item_loc(i)) for i, v in enumerate(choice)))  # the document's lists are YLists
         raise RulecheckError(f"`choose` for `{slot.name}` takes a domain, a list of values, or `any`", loc, repr(choice)[:60])
 
     @staticmethod
     def check_literal_range(expr: Expr, slot: Slot, loc: Loc) -> None:
         elem = slot.elem
-        if isinstance(expr, Lit) and elem.type == INT and elem.lo is not None and not elem.lo <= expr.value <= elem.hi:
+        if isinstance(expr, Lit) and elem.type == INT and elem.lo is not None and not elem.lo <= expr.value <= elem.hi:  # type: ignore[operator]  # an INT literal holds an int; `lo` set means `hi` is
             raise RulecheckError(f"{expr.value} is outside the range of `{slot.name}` ({elem.lo}..{elem.hi})", expr.loc or loc, str(expr.value))
 
     # -- actions -------------------------------------------------------------------------
@@ -847,7 +850,7 @@ class ModelBuilder:
         if raw is None:
             return ()
         if isinstance(raw, str):
-            cases = [(None, raw, loc)]
+            cases: list[tuple[Expr | None, Any, Loc]] = [(None, raw, loc)]
         elif isinstance(raw, YList) and raw:
             cases = []
             for i, item in enumerate(raw):

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import CodeType
-from typing import Any
+from typing import Any, cast
 
 from checker.errors import ModellingError
 from checker.lang import emit_memo
@@ -305,7 +305,7 @@ class Emitter:
         """Row-major element number of an indexed slot or table, checked against its domains."""
         parts: list[Code] = []
         stride = 1
-        strides = []
+        strides: list[int] = []
         for dom in reversed(dims):
             strides.insert(0, stride)
             stride *= dom.size
@@ -350,7 +350,7 @@ class Emitter:
         elem = self.model.slots[expr.name].elem
         lo = elem.lo or 0
         # A field always holds a value of its declared range (effects check what they write).
-        bounds = (elem.lo, elem.hi) if element.const and elem.type.kind == "int" and elem.lo is not None else None
+        bounds = (elem.lo, elem.hi) if element.const and elem.type.kind == "int" and elem.lo is not None and elem.hi is not None else None
         return Code(f"({raw} + {lo})", bounds=bounds) if lo else Code(raw, bounds=bounds)
 
     def read(self, state: str, offset: int, mask: int) -> str:
@@ -366,6 +366,7 @@ class Emitter:
 
     def emit_Unary(self, expr: Unary, env: dict[str, Any], state: str) -> Code:
         if expr.op == "not":
+            inner: Expr
             negations, inner = 0, expr
             while isinstance(inner, Unary) and inner.op == "not":  # `not not x` is `bool(x)`
                 negations, inner = negations + 1, inner.operand
@@ -398,10 +399,10 @@ class Emitter:
         if ranges[0] is not None and ranges[1] is not None:
             # Both sides are total (bounds are only known for code that cannot raise), so a
             # comparison their ranges decide is that constant: `0 <= hand` of a 0..5 slot.
-            decided = _decided(op, *ranges) if op in ("==", "!=", "<", "<=", ">", ">=") else None
+            decided = _decided(op, ranges[0], ranges[1]) if op in ("==", "!=", "<", "<=", ">", ">=") else None
             if decided is not None:
                 return _lit(decided)
-            return Code(f"({left.text} {op} {right.text})", bounds=_arith_bounds(op, *ranges))
+            return Code(f"({left.text} {op} {right.text})", bounds=_arith_bounds(op, ranges[0], ranges[1]))
         return Code(f"({left.text} {op} {right.text})")
 
     def emit_Binary(self, expr: Binary, env: dict[str, Any], state: str) -> Code:
@@ -440,7 +441,7 @@ class Emitter:
         if not live:
             return _lit(constant)
         ranges = [t.bounds for t in terms if not t.const]
-        bounds = None if None in ranges else (constant + sum(r[0] for r in ranges), constant + sum(r[1] for r in ranges))  # type: ignore[index]
+        bounds = None if None in ranges else (constant + sum(r[0] for r in ranges), constant + sum(r[1] for r in ranges))  # type: ignore[index, misc]
         if constant:
             live.append(repr(constant))
         return Code(live[0], bounds=bounds) if len(live) == 1 else Code(f"({' + '.join(live)})", bounds=bounds)
@@ -459,6 +460,7 @@ class Emitter:
             if all(a.const for a in args):
                 return _lit((min if expr.fn == "min" else max)(a.value for a in args))
             return Code(f"{expr.fn}({', '.join(a.text for a in args)})")
+        assert expr.domain is not None  # succ/pred: the type checker always gives their domain
         size = expr.domain.size
         step = 1 if expr.fn == "succ" else size - 1
         if args[0].const:
@@ -905,7 +907,7 @@ class CompiledModel:
         env = self.encoded_params(item.instance)
         negate = isinstance(first, Unary) and first.op == "not"
         if negate:
-            first = first.operand
+            first = cast(Unary, first).operand  # `negate`: `first` is a Unary `not`
         if isinstance(first, SlotRef) and first.type.kind == "bool":
             slot_ref, value = first, _lit(not negate)
         elif not negate and isinstance(first, Binary) and first.op == "==":

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from checker.limits import WorkLimit
 
 State = dict[str, Any]
 
-_UNARY = {"neg": operator.neg, "not": operator.not_, "abs": abs}
+_UNARY: dict[str, Callable[[Any], Any]] = {"neg": operator.neg, "not": operator.not_, "abs": abs}
 _BINARY = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv, "%": operator.mod,
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -102,6 +102,7 @@ class Interpreter:
         args = [self.eval(a, state, env, old) for a in expr.args]
         if expr.fn in ("min", "max"):
             return min(args) if expr.fn == "min" else max(args)
+        assert expr.domain is not None  # succ/pred: the type checker always gives their domain
         members = expr.domain.values()
         step = 1 if expr.fn == "succ" else -1
         return members[(members.index(args[0]) + step) % len(members)]
@@ -340,7 +341,7 @@ class Interpreter:
         return post
 
 
-_NODES = {  # the method that evaluates each kind of expression node
+_NODES: dict[type[Expr], Callable[..., Any]] = {  # the method that evaluates each kind of expression node
     Lit: Interpreter._lit, SlotRef: Interpreter._slot, ConstRef: Interpreter._constant, ReadingRef: Interpreter._reading,
     Var: Interpreter._var, Unary: Interpreter._unary, Binary: Interpreter.binary, Cond: Interpreter._cond,
     Agg: Interpreter.aggregate, Call: Interpreter._call, Require: Interpreter._require, Old: Interpreter._old,

@@ -65,13 +65,16 @@ class Layout:
             if elem.type.kind == "bool":
                 span, lo, members, is_bool = 2, 0, None, True
             elif elem.type.kind == "int":
+                assert elem.lo is not None and elem.hi is not None  # a slot's int type always has its range (build.elem_type)
                 span, lo, members, is_bool = elem.hi - elem.lo + 1, elem.lo, None, False
             else:
+                assert elem.type.domain is not None  # an enum type is named after its domain
                 members = model.domains[elem.type.domain].members
+                assert members is not None  # and that domain is an enum domain
                 span, lo, is_bool = len(members), 0, False
             width = max(1, (span - 1).bit_length())
             elements = slot.elements()
-            strides = []
+            strides: list[int] = []
             stride = 1
             for dom in reversed(slot.dims):
                 strides.insert(0, stride)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import glob
 import os
+from typing import Any
 
 from checker.errors import Loc, RulecheckError
 from checker.lang.yamlsrc import YList, YMap, load_yaml, present
@@ -74,7 +75,7 @@ def _parents(path: str, data: YMap) -> list[tuple[str, Loc, str]]:
     items = [(refs, loc)] if isinstance(refs, str) else [(r, refs.item_loc(i) if isinstance(refs, YList) else loc) for i, r in enumerate(refs)] if isinstance(refs, list) and refs else None
     if items is None or not all(isinstance(r, str) for r, _ in items):
         raise RulecheckError("`extends` takes the path of another model file, or a list of paths", loc, repr(refs)[:60])
-    out = []
+    out: list[tuple[str, Loc, str]] = []
     for ref, ref_loc in items:
         parent = os.path.normpath(os.path.join(os.path.dirname(path), ref))
         if any(parent == p for p, _, _ in out):
@@ -198,7 +199,7 @@ def _merge_entries(base: YMap, extra: YMap, fieldwise: bool) -> YMap:
 
 def _merge_by_id(base: list, extra: list) -> list:
     """The base's entries with the variant's merged in by `id` (a YList keeps item locations)."""
-    items = list(zip(base, (base.item_loc(i) for i in range(len(base))))) if isinstance(base, YList) else [(b, None) for b in base]
+    items: list[tuple[Any, Loc | None]] = list(zip(base, (base.item_loc(i) for i in range(len(base))))) if isinstance(base, YList) else [(b, None) for b in base]
     index = {item.get("id"): n for n, (item, _) in enumerate(items) if isinstance(item, dict)}
     for i, item in enumerate(extra):
         entry = (item, extra.item_loc(i) if isinstance(extra, YList) else None)
@@ -209,7 +210,7 @@ def _merge_by_id(base: list, extra: list) -> list:
             index[key] = len(items)
             items.append(entry)
     out = YList(item for item, _ in items)
-    out.loc = getattr(extra, "loc", None)
+    out.loc = getattr(extra, "loc", None)  # type: ignore[assignment]  # None only for a plain list, which load_yaml never gives
     out.item_locs = [loc or out.loc for _, loc in items]
     return out
 

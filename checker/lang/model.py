@@ -34,8 +34,12 @@ class Slot:
         if elem.type.kind == "bool":
             return [False, True]
         if elem.type.kind == "int":
+            assert elem.lo is not None and elem.hi is not None  # a slot's int type always has its range (build.elem_type)
             return list(range(elem.lo, elem.hi + 1))
-        return list(domains[elem.type.domain].members)
+        assert elem.type.domain is not None  # an enum type is named after its domain
+        members = domains[elem.type.domain].members
+        assert members is not None  # the domain of an enum type is an enum domain
+        return list(members)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang import piles
@@ -320,8 +322,8 @@ class ExprChecker:
             if base == "reading":
                 if node.attr not in self.scope.readings:
                     raise self.fail(node, f"unknown reading `{node.attr}`", did_you_mean(node.attr, self.scope.readings))
-                dom = self.scope.readings[node.attr]
-                return ReadingRef(dom.type, name=node.attr, loc=self.at(node))
+                options = self.scope.readings[node.attr]
+                return ReadingRef(options.type, name=node.attr, loc=self.at(node))
             dom = self.scope.domains.get(base)
             if dom is not None and dom.members is not None:
                 if node.attr not in dom.members:
@@ -406,7 +408,7 @@ class ExprChecker:
         if isinstance(node.op, ast.USub):
             operand = self.expect(node.operand, INT)
             if isinstance(operand, Lit):
-                return Lit(INT, value=-operand.value, loc=self.at(node))
+                return Lit(INT, value=-cast(int, operand.value), loc=self.at(node))  # `expect(..., INT)`: an int literal
             return Unary(INT, op="neg", operand=operand, loc=self.at(node))
         if isinstance(node.op, ast.UAdd):
             return self.expect(node.operand, INT)
@@ -443,7 +445,7 @@ class ExprChecker:
         listed = node.comparators[0]
         if not isinstance(listed, (ast.List, ast.Tuple, ast.Set)) or not listed.elts:
             raise self.fail(listed, "`in` tests membership of a listed set of values: `x in [a, b]`", "list the values in brackets")
-        tests = []
+        tests: list[Expr] = []
         for item in listed.elts:
             left, right = self.pair(node.left, item)
             if left.type.kind == "pile":
@@ -465,17 +467,17 @@ class ExprChecker:
         arms: list[tuple[list[Expr], ast.AST]] = []
         seen: set[object] = set()
         fallback: ast.AST | None = None
-        for key, value in zip(arms_node.keys, arms_node.values):
+        for key, value_node in zip(arms_node.keys, arms_node.values):
             if key is None:
-                raise self.fail(value, "`**` is not part of the model language")
+                raise self.fail(value_node, "`**` is not part of the model language")
             if isinstance(key, ast.Name) and key.id == "_":
                 if fallback is not None:
                     raise self.fail(key, "match() has two `_` arms")
-                fallback = value
+                fallback = value_node
                 continue
             if fallback is not None:
                 raise self.fail(key, "the `_` arm of match() comes last")
-            members = []
+            members: list[Expr] = []
             for item in key.elts if isinstance(key, ast.Tuple) else [key]:
                 member = self.expect(item, subject.type)
                 if not isinstance(member, Lit):
@@ -484,7 +486,7 @@ class ExprChecker:
                     raise self.fail(item, f"`{member.value}` is in two arms of match()")
                 seen.add(member.value)
                 members.append(member)
-            arms.append((members, value))
+            arms.append((members, value_node))
         dom = self.scope.domain_of(subject.type)
         if fallback is None:
             missing = [m for m in (dom.members or ()) if m not in seen] if dom is not None else None
@@ -678,7 +680,7 @@ class ExprChecker:
         result_type = BOOL if name in ("any", "all") else INT
         return Agg(result_type, op=name, bound=tuple(bound), body=body, where=where, loc=self.at(node))
 
-    def inline(self, node: ast.AST, define: DefineSrc, args: list[ast.AST]) -> Expr:
+    def inline(self, node: ast.AST, define: DefineSrc, args: Sequence[ast.AST]) -> Expr:
         if define.name in self.define_stack:
             chain = " -> ".join((*self.define_stack, define.name))
             raise self.fail(node, f"definitions may not be recursive: {chain}")
@@ -715,7 +717,7 @@ def check_expr(scope: Scope, text: object, loc: Loc, expected: Type | None = Non
     return expr
 
 
-def balanced(op: str, items: list[Expr], type_: Type, loc: Loc) -> Expr:
+def balanced(op: str, items: Sequence[Expr], type_: Type, loc: Loc) -> Expr:
     """`items[0] op items[1] op ...` as a balanced tree: depth log2(n), same left-to-right
     order, for operators that are associative (and, or, +, *)."""
     if len(items) == 1:

@@ -235,6 +235,7 @@ def _check_nesting(path: str, text: str, loader: type[yaml.SafeLoader] = _Loader
             depth += 1
             if depth > MAX_NESTING:
                 mark = event.start_mark
+                assert mark is not None  # a parsed event carries its position
                 raise RulecheckError(f"mappings and lists nested more than {MAX_NESTING} deep", Loc(path, mark.line + 1, mark.column + 1))
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
@@ -263,7 +264,7 @@ def load_yaml(path: str, text: str | None = None) -> Any:
 
 
 def _compose(path: str, text: str) -> yaml.Node:
-    node = _compose_fast(path, text) if _FastLoader is not None else _REFUSED
+    node: Any = _compose_fast(path, text) if _FastLoader is not None else _REFUSED  # a node tree, None or `_REFUSED`
     if node is _REFUSED:
         node = _compose_plain(path, text)
     if node is None:

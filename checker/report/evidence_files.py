@@ -238,7 +238,7 @@ def _dump(doc: dict[str, Any], one_line: tuple[tuple[str, ...], ...]) -> str:
 
 
 def _prune(results: list[Result], out_dir: str, keep: set[str], itf: bool) -> None:
-    models = {r.model.folder: set() for r in results}
+    models: dict[str, set[str]] = {r.model.folder: set() for r in results}
     for r in results:
         models[r.model.folder].add(r.model.id)
     for folder, model_ids in models.items():

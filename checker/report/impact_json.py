@@ -33,6 +33,7 @@ def divergence_json(divergence: Divergence | None) -> dict[str, Any] | None:
         "bound": None if divergence.found else divergence.bound,
     }
     if divergence.found and divergence.trace is not None:
+        assert divergence.sides is not None  # `checker.analysis.divergence` sets the sides with the trace
         out["trace"] = to_json(divergence.trace)
         out["at_divergence"] = {"default": _side(divergence.sides[0]), "option": _side(divergence.sides[1])}
     return out

@@ -199,6 +199,9 @@ class PackedStates:
 class NativeGraph(CSRGraph):
     """The compiled loop's edge arrays behind the `CSRGraph` interface."""
 
+    starts: np.ndarray  # type: ignore[assignment]  # numpy arrays where `CSRGraph` has array('i'), indexed alike
+    edges: np.ndarray  # type: ignore[assignment]  # as `starts`
+
     def __init__(self, starts: np.ndarray, edges: np.ndarray) -> None:
         self.starts = starts
         self.edges = edges
@@ -209,6 +212,9 @@ class NativeExploration(explicit.Exploration):
 
     rows: np.ndarray
     term: np.ndarray
+    states: PackedStates  # type: ignore[assignment]  # the packed integers of `rows`, read as `Exploration.states` is
+    parent: np.ndarray  # type: ignore[assignment]  # a numpy array where `Exploration` has array('i'), indexed alike
+    graph: NativeGraph | None
     module: ModuleType
     leads_props: list[BoundProperty]
     rd: tuple  # the program's inputs
@@ -398,6 +404,7 @@ def in_range(compiled: CompiledModel, packed: int) -> bool:
     for field in compiled.layout.fields:
         if field.members is None and not field.is_bool:
             elem = compiled.model.slots[field.slot].elem
+            assert elem.hi is not None  # an int field: a slot's int type always has its range (build.elem_type)
             if ((packed >> field.offset) & field.mask) + field.lo > elem.hi:
                 return False
     return True
@@ -519,7 +526,7 @@ def explore(compiled: CompiledModel, props: list[BoundProperty], budget: Budget,
             layers.look_for_cycle(n, int(meta[1]), (starts, edges, term), layer_ends[: int(meta[3])], parent)  # where the run stops
         found.update(layers.found)
     _collect(exp, source, props, meta, status, where, where2, inst_at, found)
-    exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)
+    exp.store_bytes = exp.rows.nbytes + exp.parent.nbytes + table.nbytes + (exp.graph.starts.nbytes + exp.graph.edges.nbytes + exp.term.nbytes if need_graph else 0)  # type: ignore[union-attr]  # `need_graph`: the graph is set above
     exp.seconds = time.perf_counter() - started
     return exp, found
 

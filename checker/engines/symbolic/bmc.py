@@ -320,6 +320,7 @@ def _property_error(enc: Encoder, u: Unrolling, prop: BoundProperty, m: z3.Model
 def _leads_to_cond(enc: Encoder, u: Unrolling, prop: BoundProperty, k: int):
     """A play with a state where `from` holds after which `to` never holds, ending (terminal or
     stuck) or looping back into that part. `on_j` (fresh per depth) marks the avoiding part."""
+    assert prop.source is not None and prop.target is not None  # `leads-to` requires `from` and `to`, which `bind` types
     on = [z3.Bool(f"avoid{j}@lt{k}") for j in range(k + 1)]
     conds = [on[k]]
     for j in range(k + 1):
@@ -340,6 +341,7 @@ def _leads_to(enc: Encoder, u: Unrolling, solver, prop: BoundProperty, k: int, d
         return "unknown"
     if status == "unsat":
         return None
+    assert m is not None  # `query` answers "sat" with its model
     error = raising(m)
     if error is not None:
         return error

@@ -179,7 +179,10 @@ class Encoder:
             if elem.type.kind == "int":
                 out.append(z3.And(var >= elem.lo, var <= elem.hi))
             elif elem.type.kind == "enum":
-                out.append(z3.And(var >= 0, var < len(self.model.domains[elem.type.domain].members)))
+                assert elem.type.domain is not None  # an enum type is named after its domain
+                members = self.model.domains[elem.type.domain].members
+                assert members is not None  # and that domain is an enum domain
+                out.append(z3.And(var >= 0, var < len(members)))
         for name, var in self.reading_vars.items():
             out.append(z3.And(var >= 0, var < len(self.model.readings[name].options)))
         return out
@@ -207,7 +210,9 @@ class Encoder:
 
     def encode(self, value: Any, type_: Type) -> Any:
         if type_.kind == "enum":
-            return self.domain_of(type_).members.index(value)
+            members = self.domain_of(type_).members
+            assert members is not None  # the domain of an enum type is an enum domain
+            return members.index(value)
         return value
 
     def decode(self, value: Any, type_: Type) -> Any:
@@ -217,7 +222,9 @@ class Encoder:
             else:
                 value = value.as_long()
         if type_.kind == "enum":
-            return self.domain_of(type_).members[value]
+            members = self.domain_of(type_).members
+            assert members is not None  # the domain of an enum type is an enum domain
+            return members[value]
         if type_.kind == "bool":
             return bool(value)
         return value
@@ -225,7 +232,7 @@ class Encoder:
     @staticmethod
     def key_of(codes: tuple, dims: tuple[Domain, ...]) -> tuple:
         """Readable index tuple from encoded (concrete) index values."""
-        return tuple(d.members[c] if d.is_enum else c for c, d in zip(codes, dims))
+        return tuple(d.members[c] if d.members is not None else c for c, d in zip(codes, dims))  # `is not None`: `d.is_enum`, spelt so mypy narrows
 
     @staticmethod
     def codes_of(dom: Domain) -> list:
@@ -247,7 +254,10 @@ class Encoder:
             if elem.type.kind == "int":
                 out.append(z3.And(var >= elem.lo, var <= elem.hi))
             elif elem.type.kind == "enum":
-                out.append(z3.And(var >= 0, var < len(self.model.domains[elem.type.domain].members)))
+                assert elem.type.domain is not None  # an enum type is named after its domain
+                members = self.model.domains[elem.type.domain].members
+                assert members is not None  # and that domain is an enum domain
+                out.append(z3.And(var >= 0, var < len(members)))
         return out
 
     def readable(self, m: z3.ModelRef, state: State) -> dict[str, Any]:
@@ -390,6 +400,7 @@ class Encoder:
         if expr.fn in ("min", "max"):
             return self.extremum(expr.fn, args), err
         dom = expr.domain
+        assert dom is not None  # succ/pred: the type checker always gives their domain
         x = args[0]
         if dom.is_enum:
             n = dom.size
@@ -471,7 +482,7 @@ class Encoder:
         if not self.free_readings:
             actions = [a for a in actions if all(self.config.readings[r] in opts for r, opts in a.only.items())]
         ordered = [a for a in actions if a.by == "rules"] + [a for a in actions if a.by != "rules"]
-        out = []
+        out: list[Instance] = []
         for action in ordered:
             for params in action.param_bindings():
                 env = {n: self.encode(v, d.type) for (n, v), (_, d) in zip(params.items(), action.params)}

@@ -32,10 +32,13 @@ def property_error(u: Unrolling, prop: BoundProperty, i: int):
     index outside its domain): the explicit engine reports that as the result `error`."""
     kind = prop.kind
     if kind in ("invariant", "unreachable", "reachable"):
+        assert prop.expr is not None  # these kinds require `expr` (property_kinds), which `bind` types
         return u.value(prop.expr, i)[1]
     if kind == "after":
+        assert prop.action is not None and prop.expr is not None  # `after` requires both
         return u.after_violated(i, prop.action, prop.expr)[1]
     if kind == "leads-to":
+        assert prop.source is not None and prop.target is not None  # `leads-to` requires `from` and `to`
         return OR(u.value(prop.source, i)[1], u.value(prop.target, i)[1])
     return False
 
@@ -48,12 +51,15 @@ def bad(u: Unrolling, prop: BoundProperty | str, i: int, tag: str):
     if kind == "_error":
         return u.steps[i].error
     if kind == "invariant":
+        assert isinstance(prop, BoundProperty) and prop.expr is not None  # a kind given as a string is only "_error"
         value, err = u.value(prop.expr, i)
         return OR(err, NOT(value))
     if kind in ("unreachable", "reachable"):
+        assert isinstance(prop, BoundProperty) and prop.expr is not None  # as above
         value, err = u.value(prop.expr, i)
         return OR(err, value)
     if kind == "after":
+        assert isinstance(prop, BoundProperty) and prop.action is not None and prop.expr is not None  # as above
         return OR(*reversed(u.after_violated(i, prop.action, prop.expr)))
     if kind == "deadlock-free":
         return u.deadlock(i)
@@ -75,7 +81,7 @@ class Window:
         self.solver = z3.Solver()
         self.u = Unrolling(enc, self.solver, "i", initial=False, guarded=True)
         self._terms: dict = {}
-        self._keep: dict[int, Expr] = {}
+        self._keep: dict[int, Expr | Lemma] = {}
 
     def reach(self, k: int) -> Unrolling:
         while self.u.k < k:
@@ -108,7 +114,7 @@ def _defined_and_true(enc: Encoder, expr: Expr, state) -> tuple:
     return NOT(err), value
 
 
-def k_induction(window: Window, prop: BoundProperty | str, strengthen: list[Expr], max_k: int, deadline: float) -> int | None:
+def k_induction(window: Window, prop: BoundProperty | str, strengthen: list[Expr | Lemma], max_k: int, deadline: float) -> int | None:
     """The smallest k <= max_k for which the induction step closes, or None."""
     kind = prop if isinstance(prop, str) else prop.kind
     pid = prop if isinstance(prop, str) else prop.id
@@ -137,7 +143,7 @@ def k_induction(window: Window, prop: BoundProperty | str, strengthen: list[Expr
     return None
 
 
-def ranking(window: Window, measure: Expr, strengthen: list[Expr], max_k: int, deadline: float) -> tuple[str, dict | None, int]:
+def ranking(window: Window, measure: Expr, strengthen: list[Expr | Lemma], max_k: int, deadline: float) -> tuple[str, dict | None, int]:
     """("proved" | "vacuous" | "refuted" | "unknown", a state where the measure fails, the k of
     the proof); "vacuous": proved because no path of k + 1 steps exists at all.
 
@@ -176,7 +182,7 @@ def ranking(window: Window, measure: Expr, strengthen: list[Expr], max_k: int, d
     return "refuted", state, 0
 
 
-def _path_exists(window: Window, strengthen: list[Expr], k: int, deadline: float) -> bool:
+def _path_exists(window: Window, strengthen: list[Expr | Lemma], k: int, deadline: float) -> bool:
     """Whether any path of k + 1 steps exists (from any state the facts allow); when none does,
     a measure "decreasing within k steps" says nothing of the measure: the plays are short."""
     solver = window.solver

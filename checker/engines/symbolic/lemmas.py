@@ -82,6 +82,7 @@ def reached_ranges(model: Model, config: Config, max_states: int, seconds: float
     for f in fields:
         elem = model.slots[f.slot].elem
         if elem.type.kind == "int":
+            assert elem.lo is not None and elem.hi is not None  # a slot's int type always has its range (build.elem_type)
             declared[(f.slot, f.index)] = (elem.lo, elem.hi)
     guards = [f for f in fields if not f.index and (f.is_bool or f.members is not None or declared[(f.slot, f.index)][1] - declared[(f.slot, f.index)][0] < MAX_INT_GUARD)]
     # ranges[(guard field position or -1, guard code)][field position] = [lo, hi] (as codes)

@@ -58,6 +58,7 @@ def divergences_html(impacts: list[ModelImpact]) -> str:
 
 
 def _scenario(divergence: Divergence, element_id: str) -> str:
+    assert divergence.trace is not None  # the caller skips a divergence without its trace
     steps = len(divergence.trace.steps)
     common = player_html(divergence.trace, element_id, f"The common play ({steps} step{'s' if steps != 1 else ''}, legal under both readings)")
     a, b = divergence.sides or (Side("?"), Side("?"))

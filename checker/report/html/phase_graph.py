@@ -74,7 +74,9 @@ def phase_svg(model: Model) -> str:
     slot = phase_slot(model)
     if slot is None:
         return '<p class="muted">No phase slot: no action guard tests a scalar enum slot.</p>'
-    members = [str(v) for v in model.domains[model.slots[slot].elem.type.domain].values()]
+    domain = model.slots[slot].elem.type.domain
+    assert domain is not None  # `phase_slot` picks only enum slots, whose type names their domain
+    members = [str(v) for v in model.domains[domain].values()]
     edges, anywhere = phase_edges(model, slot)
     used = list(dict.fromkeys([m for m in members if any(m in e for e in edges)] + [n for e in edges for n in e]))
     count = len(used)
