@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -214,6 +215,10 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if not no_growth:
             _growth(results, max_states, timeout, options.jobs, pool)
         prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
+    failures = modelling_errors(results)
+    if failures:  # errors before noise: the located error alone, nothing written
+        click.echo("\n".join(failures), err=True)
+        sys.exit(2)
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
@@ -251,10 +256,6 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         click.echo(interaction.describe())
     for line in comparison.lines() if comparison is not None and fmt != "json" else []:
         click.echo(line)
-    failures = modelling_errors(results, None if no_write else out)
-    if failures:
-        click.echo("\n".join(failures), err=True)
-        sys.exit(2)
     sys.exit(1 if fails(fail_on, results, comparison) or not all(s.passed for s in scenarios) else 0)
 
 
@@ -272,11 +273,10 @@ def _interactions(results: list) -> list:
     return interactions(results)
 
 
-def modelling_errors(results: list, out: str | None) -> list[str]:
+def modelling_errors(results: list) -> list[str]:
     """One located message per distinct modelling error the checks ran into: where it is
-    written, the action and parameters being tried, and the play that reaches it."""
-    from checker.report.evidence_files import evidence_path
-
+    written, the action and parameters being tried, and the play that reaches it (a run that
+    meets one prints these alone and writes no finding summary, trace or page)."""
     seen: set[tuple[str, str]] = set()
     lines: list[str] = []
     for result in results:
@@ -288,8 +288,6 @@ def modelling_errors(results: list, out: str | None) -> list[str]:
         steps = [f"{s.action}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in result.trace.steps]
         shown = " -> ".join(steps[:12]) + (f" -> ... ({len(steps)} steps)" if len(steps) > 12 else "")
         lines.append(f"  reached by: {shown or 'the initial state'} [{result.model.folder}/{result.model.id}, readings {result.reading_label}]")
-        if out is not None:
-            lines.append(f"  trace: {evidence_path(out, result)} (rulecheck explain narrates it)")
     return lines
 
 
@@ -435,7 +433,7 @@ def _print_divergences(paths: list[str], chosen: dict[str, str], settings, fmt: 
     if not out:
         raise RulecheckError(f"--between: no model has the readings {', '.join(sorted(chosen))}")
     if fmt == "json":
-        click.echo(json.dumps({"format": "rulecheck-divergences", "version": 1, "divergences": [{"game": m.folder, "variant": m.id, **divergence_json(d)} for m, d in out]}, indent=2, default=str))
+        click.echo(json.dumps({"format": "rulecheck-divergences", "version": 1, "divergences": [{"game": m.folder, "variant": m.id, **(divergence_json(d) or {})} for m, d in out]}, indent=2, default=str))
         return
     for model, found in out:
         click.echo(f"## {model.folder}/{model.id}: default against {found.alternative.reading_label(model)}\n")
@@ -511,9 +509,9 @@ class _progress_display:
 
         return show, jobs_done
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None) -> None:
         if hasattr(self, "live"):
-            self.live.__exit__(*exc)
+            self.live.__exit__(kind, value, traceback)
 
 
 @main.command()

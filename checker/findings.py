@@ -14,21 +14,33 @@ the finding it belongs to, and a failure neither claims is still shown, unfiled.
 
 A `bound-artefact` finding records failures that are not defects of the text (a limit of the
 checked decks); the page lists them apart, so nothing is hidden and nothing is overstated.
+
+The trace a page shows is the shortest of the failures a finding claims, unless the finding
+chooses the one its scenario tells (`evidence:` a variant, reading options and a property; the
+first claimed failure that fits); `shows:` names the actions the scenario speaks of, and the
+trace shown must contain each of them (checked when the page is written: a scenario that tells
+one play beside a trace of another is an error, not evidence).
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.model import Model
+from checker.lang.properties import suite_path
 from checker.lang.yamlsrc import YList, YMap, load_yaml
 from checker.trace import Trace
 
+if TYPE_CHECKING:
+    from checker.results import Result
+
 CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
 REQUIRED = ("id", "title", "class", "scenario", "proposed")
-OPTIONAL = ("clauses", "properties", "readings", "variants", "loop")
+OPTIONAL = ("clauses", "properties", "readings", "variants", "loop", "evidence", "shows")
+EVIDENCE_KEYS = ("variant", "readings", "property")  # `evidence:`: which claimed failure the page shows
 LOOPS = ("chance-only", "choice")  # `loop:`: which endless loops of a failing `terminates` a finding claims
 MAX_SCENARIO_LINES = 5
 
@@ -46,6 +58,18 @@ class SuiteFinding:
     variants: tuple[str, ...]  # empty: every variant
     loc: Loc
     loop: str = ""  # one of LOOPS, or "" (every failure)
+    evidence: dict[str, object] | None = None  # the failure the page shows: variant, readings {name: option}, property
+    shows: tuple[str, ...] = ()  # actions the scenario speaks of: the trace shown must take each of them
+    evidence_loc: Loc | None = None
+
+    def chooses(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:
+        """Whether a claimed failure is the one `evidence:` asks the page to show."""
+        if self.evidence is None:
+            return True
+        wanted = self.evidence.get("readings") or {}
+        assert isinstance(wanted, dict)
+        return (self.evidence.get("variant") in (None, model.id) and self.evidence.get("property") in (None, prop_id)
+                and all(readings.get(str(k)) == str(v) for k, v in wanted.items()))
 
     def claims(self, model: Model, prop_id: str, readings: dict[str, str], trace: Trace | None = None) -> bool:
         """Whether a failing result (model, property, reading options, its replayed trace) is
@@ -115,7 +139,7 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
     scenario = str(item["scenario"]).strip()
     if len(scenario.splitlines()) > MAX_SCENARIO_LINES:
         raise RulecheckError(f"a finding's scenario has at most {MAX_SCENARIO_LINES} lines", item.value_loc("scenario"), None, "tell the play in players' words; the trace is the evidence")
-    lists = {key: _names(item, key) for key in OPTIONAL if key != "loop"}
+    lists = {key: _names(item, key) for key in OPTIONAL if key not in ("loop", "evidence")}
     loop = str(item.get("loop", ""))
     if "loop" in item and loop not in LOOPS:
         raise RulecheckError(f"unknown loop kind `{loop}`", item.value_loc("loop"), loop, did_you_mean(loop, LOOPS) or f"kinds: {', '.join(LOOPS)}")
@@ -124,8 +148,25 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
     return SuiteFinding(
         id=str(item["id"]), title=str(item["title"]).strip(), cls=cls, clauses=lists["clauses"], scenario=scenario,
         proposed=str(item["proposed"]).strip(), properties=lists["properties"], readings=lists["readings"],
-        variants=lists["variants"], loc=item.loc, loop=loop,
+        variants=lists["variants"], loc=item.loc, loop=loop, evidence=_evidence(item), shows=lists["shows"],
+        evidence_loc=item.value_loc("evidence") if "evidence" in item else None,
     )
+
+
+def _evidence(item: YMap) -> dict[str, object] | None:
+    if "evidence" not in item:
+        return None
+    raw = item["evidence"]
+    if not isinstance(raw, YMap):
+        raise RulecheckError("`evidence` is a mapping: `variant`, `readings` ({name: option}), `property`", item.value_loc("evidence"), repr(raw)[:60])
+    for key in raw:
+        if key not in EVIDENCE_KEYS:
+            raise RulecheckError(f"unknown key `{key}` in a finding's evidence", raw.key_loc(key), str(key), did_you_mean(str(key), EVIDENCE_KEYS))
+    readings = raw.get("readings") or YMap()
+    if not isinstance(readings, YMap):
+        raise RulecheckError("`evidence: readings:` maps reading names to options", raw.value_loc("readings"), repr(readings)[:60])
+    return {"variant": str(raw["variant"]) if "variant" in raw else None, "property": str(raw["property"]) if "property" in raw else None,
+            "readings": {str(k): str(v) for k, v in readings.items()}}
 
 
 def _names(item: YMap, key: str) -> tuple[str, ...]:
@@ -152,6 +193,26 @@ def check_finding_names(finding: SuiteFinding, property_ids: set[str], models: l
             raise RulecheckError(f"finding `{finding.id}` names an unknown reading `{name}`", finding.loc, name, did_you_mean(name, {r for m in models for r in m.readings}))
         if sep and not any(option in r.options for r in known):
             raise RulecheckError(f"finding `{finding.id}`: `{option}` is not an option of reading `{name}`", finding.loc, option, f"options: {', '.join(known[0].options)}")
+    if finding.evidence is not None:
+        chosen = finding.evidence
+        wanted = chosen.get("readings") or {}
+        assert isinstance(wanted, dict)
+        if chosen.get("property") not in (None, *finding.properties) and finding.properties:
+            raise RulecheckError(f"finding `{finding.id}`: its evidence names property `{chosen['property']}`, which it does not claim", finding.evidence_loc)
+        if chosen.get("variant") is not None and not any(m.id == chosen["variant"] for m in models):
+            raise RulecheckError(f"finding `{finding.id}`: its evidence names an unknown variant `{chosen['variant']}`", finding.evidence_loc)
+        for name, option in wanted.items():
+            if not any(name in m.readings and option in m.readings[name].options for m in models):
+                raise RulecheckError(f"finding `{finding.id}`: its evidence names `{name}={option}`, which no model has", finding.evidence_loc)
+    actions = {a for m in models for a in m.actions}
+    for action in finding.shows:
+        if action not in actions:
+            raise RulecheckError(f"finding `{finding.id}`: `shows` names an unknown action `{action}`", finding.loc, action, did_you_mean(action, actions))
     for cid in finding.clauses:
         if not any(cid in m.clauses for m in models):
             raise RulecheckError(f"finding `{finding.id}` cites an unknown clause `{cid}`", finding.loc, cid, did_you_mean(cid, {c for m in models for c in m.clauses}))
+
+
+def suite_findings(results: list[Result]) -> list[SuiteFinding]:
+    """The findings filed in the suite of the results' game (none without a suite file)."""
+    return load_findings(suite_path(results[0].model.path)) if results else []

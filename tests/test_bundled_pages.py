@@ -124,3 +124,15 @@ def test_every_filed_finding_has_its_place_on_its_page(game):
     page = _page(game)
     missing = [f.id for f in load_findings(os.path.join(ROOT, "properties", f"{game}.yaml")) if f'<a id="finding-{f.id.lower()}"></a>' not in page]
     assert not missing
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_main_page_reads_in_ten_minutes(game):
+    """Each game's main page: under 500 lines, no step that changes nothing shown, no assumption
+    text pasted into a step (assumptions are cited by name and listed once), and the details
+    page beside it."""
+    with open(os.path.join(ROOT, "docs", "errata", f"{game}.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    assert len(page.splitlines()) < 500
+    assert "nothing visible changes" not in page and "the model's assumption" not in page
+    assert os.path.isfile(os.path.join(ROOT, "docs", "errata", f"{game}-details.md")) and f"({game}-details.md" in page

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from checker.errors import RulecheckError
-from checker.report.errata import errata_page
+from checker.report.errata import errata_pages
 from checker.report.findings import SEVERITIES, group_findings
 from checker.report.summary import MAX_UNEXPECTED_LINES, summary_lines
 from checker.runner import CheckOptions, check_paths, load_games
@@ -64,6 +64,15 @@ def results(tmp_path):
     return check_paths([project(tmp_path)], CheckOptions())
 
 
+def errata_page(folder: str, results) -> str:
+    """The details page: every finding in full, the readings, the appendices."""
+    return errata_pages(folder, results)[1]
+
+
+def main_page(folder: str, results) -> str:
+    return errata_pages(folder, results)[0]
+
+
 def findings_part(text: str) -> str:
     return text.split("## Findings", 1)[1].split("## Assumptions", 1)[0]
 
@@ -93,7 +102,7 @@ def test_a_finding_quotes_the_rule_once_by_its_heading_and_folds_the_evidence(re
     text = errata_page("g", results)
     entry = text.split("### 2. Waiting lets Bob make the last move", 1)[1].split("### 3.", 1)[0]
     assert entry.split("<details>")[0].count("\u201cAt four the game ends.\u201d") == 1  # the trace is evidence apart
-    assert '> <a id="c-2"></a>\u201cAt four the game ends.\u201d\n> \u2014 *2*' in entry  # the id only as an anchor
+    assert '> \u201cAt four the game ends.\u201d\n> \u2014 *2*' in entry  # located by the heading (the clause index holds the id's anchor)
     assert "**Scenario.** Ann and Bob wait in turn" in entry and "**Proposed wording.** Say: a player may not wait." in entry
     assert "<details>" in entry and "</details>" in entry and entry.index("**Proposed wording.**") < entry.index("<details>")
     assert "is false, but it should hold" not in text  # no model expression offered as the reason
@@ -141,6 +150,9 @@ def test_a_failure_under_a_named_reading_is_claimed_only_there(tmp_path):
     ("- {id: x, title: T, class: oddity, scenario: S, proposed: P, properties: [three]}", "unknown finding class `oddity`"),
     ("- {id: x, title: T, class: gap, scenario: S, proposed: P}", "names its evidence"),
     ("- {id: x, title: T, class: gap, scenario: \"1\\n2\\n3\\n4\\n5\\n6\", proposed: P, properties: [three]}", "at most 5 lines"),
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P, properties: [three], shows: [jump]}", "`shows` names an unknown action `jump`"),
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P, properties: [three], evidence: {readings: {step: three}}}", "names `step=three`, which no model has"),
+    ("- {id: x, title: T, class: gap, scenario: S, proposed: P, properties: [three], evidence: {variant: other}}", "unknown variant `other`"),
 ])
 def test_bad_findings_are_located_errors(tmp_path, finding, gist):
     project(tmp_path, finding + "\n")
@@ -229,11 +241,11 @@ def test_the_clause_index_gives_every_clause_its_state(tmp_path):
     (tmp_path / "properties" / "g.yaml").write_text("game: g\nproperties:\n" + textwrap.indent(PROPERTIES, "  "))
     appendix = errata_page("g", check_paths([path], CheckOptions())).split("## Appendix C: clause index", 1)[1]
     assert "5 clauses: 2 formalised, 2 read, 1 assumed, 1 out of scope, 1 not handled." in appendix
-    assert "- `c-1` (1): formalised (rule `inc`, rule `wait`); read: `step`" in appendix
-    assert "- `c-2` (2): formalised (rule `finish`, property `ann-last`); read: `extra`" in appendix
-    assert "- `c-3` (3): assumed: `in-turn`" in appendix
-    assert "- `c-4` (4): out of scope: advice, not a rule" in appendix
-    assert "- `c-5` (5): **not handled**" in appendix
+    assert "- <a id=\"c-1\"></a>`c-1` (1): formalised (rule `inc`, rule `wait`); read: `step`" in appendix
+    assert "- <a id=\"c-2\"></a>`c-2` (2): formalised (rule `finish`, property `ann-last`); read: `extra`" in appendix
+    assert "- <a id=\"c-3\"></a>`c-3` (3): assumed: `in-turn`" in appendix
+    assert "- <a id=\"c-4\"></a>`c-4` (4): out of scope: advice, not a rule" in appendix
+    assert "- <a id=\"c-5\"></a>`c-5` (5): **not handled**" in appendix
 
 
 def test_model_text_on_the_page_is_text_not_html(tmp_path):
@@ -253,3 +265,58 @@ def test_model_text_on_the_page_is_text_not_html(tmp_path):
 
     own = '<a id="finding-1"></a>\n<details>\n<summary>Evidence</summary>\n\n`n < 3` and `a & b`\n</details>\na<br>b'
     assert escaped_page(own) == own  # the page's own markup and code stay as they are
+
+
+def test_the_main_page_is_the_findings_in_short_and_links_the_rest(results):
+    """The page a designer reads: what was checked, the findings (one table, then each in
+    short: what it does to the game, the text quoted once, scenario and wording, a short trace),
+    the readings table, the questions and the assumptions; the rest is in the details page."""
+    page = main_page("g", results)
+    assert page.index("## Findings") < page.index("## Readings") < page.index("## Questions a careful reading raises") < page.index("## Assumptions")
+    assert "[g-details.md](g-details.md)" in page and "## Appendix" not in page
+    assert "| 2 | [Waiting lets Bob make the last move](#finding-waiting-changes-winner) | outcome-changing | Changes who wins: `ann-last` breaks (in 1 of 3 combinations) |" in page
+    entry = page.split("### 2. Waiting lets Bob make the last move", 1)[1].split("### 3.", 1)[0]
+    assert "**Changes who wins: `ann-last` breaks (in 1 of 3 combinations).** outcome-changing, ambiguity." in entry
+    assert entry.count("\u201cAt four the game ends.\u201d") == 1
+    assert "**Scenario.** Ann and Bob wait in turn" in entry and "<br>**Proposed wording.** Say: a player may not wait." in entry
+    assert "(g-details.md#finding-waiting-changes-winner)" in entry and "<details>" not in entry
+    steps = [line for line in entry.splitlines() if re.match(r"\d+\. ", line)]
+    assert steps[0].startswith("0. Start:") and len(steps) >= 2
+    assert "nothing visible changes" not in page and "the model's assumption" not in page and "\u201d;" not in "".join(steps)
+    assert "| [`extra`](g-details.md#extra) | May a player wait? |" in page  # each reading once, with what its options do
+
+
+def test_a_long_trace_shows_the_steps_that_make_the_point_and_folds_the_rest():
+    from checker.report.short_trace import MAX_STEPS, short_trace
+
+    def step(i: int, element: str = "x", clause: str = "c-1") -> dict:
+        return {"action": "a", "by": "rules", "params": {}, "text": f"move {i}", "clauses": [{"id": clause, "at": "1", "says": "s"}],
+                "changes": [{"element": element, "before": i, "after": i + 1}], "assumptions": [{"id": "a-1", "says": "pasted"}]}
+
+    doc = {"steps": [step(i, "y" if i != 7 else "x", "c-9" if i != 3 else "c-2") for i in range(30)], "initial": {"x": 0, "y": 0},
+           "display": {"slots": {"x": {"label": "the counter"}, "y": {"label": "the other"}}}, "loop_start": None}
+    lines = short_trace(doc, {"x"}, {"c-2"}, lambda c: f"[{c}]", lambda a: f"<{a}>")
+    shown = [line for line in lines if re.match(r"\d+\. ", line)]
+    numbers = [int(line.split(".", 1)[0]) for line in shown[1:]]
+    assert len(numbers) <= MAX_STEPS and numbers[-3:] == [28, 29, 30]  # the steps before the violation
+    assert 4 in numbers and 8 in numbers  # the step citing the finding's clause, the one changing what the property reads
+    assert any("ordinary steps" in line for line in lines) and "pasted" not in "\n".join(lines)
+    assert "8. move 7: the counter 7\u21928 ([c-9], <a-1>)" in lines
+
+
+def test_the_trace_shown_is_the_one_the_scenario_tells(tmp_path):
+    """`evidence:` picks the claimed failure the scenario speaks of (not the shortest), and
+    `shows:` names the actions that play must take: a trace that does not take them is an error
+    when the page is written, not evidence."""
+    findings = FINDINGS.replace("  properties: [ann-last]\n", "  properties: [ann-last]\n  shows: [wait]\n")
+    findings += "- {id: passes-under-two, title: Two steps pass three, class: contradiction, scenario: Ann moves two and Bob two., proposed: Say it., properties: [below3], evidence: {readings: {step: two}}}\n"
+    results = check_paths([project(tmp_path, findings)], CheckOptions())
+    entries = {e.id: e for e in group_findings(results, load_games([str(tmp_path / "models" / "g")])[0].findings)}
+    chosen = entries["passes-under-two"].shown
+    assert chosen is not None and chosen.config.readings["step"] == "two"
+    assert {r.reading_label for r in entries["passes-under-two"].results} != {"step=two"}  # chosen among several
+    main_page("g", results)  # the waiting finding's trace takes `wait`
+    broken = FINDINGS.replace("  properties: [ann-last]\n", "  properties: [ann-last]\n  shows: [finish, inc]\n").replace("scenario: Ann moves, Bob moves", "scenario: Ann moves, Bob moves")
+    results = check_paths([project(tmp_path / "b", broken.replace("properties: [below3]", "properties: [below3]\n  shows: [wait]"))], CheckOptions())
+    with pytest.raises(RulecheckError, match="never takes"):
+        main_page("g", results)

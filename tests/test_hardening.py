@@ -233,14 +233,17 @@ def test_generated_expressions_check_or_fail_located(tmp_path_factory, expr):
 
 
 # -- 8. run-time modelling errors --------------------------------------------------------------
-def test_write_outside_a_range_is_located_with_action_parameters_and_trace(tmp_path):
+def test_write_outside_a_range_is_located_with_action_parameters_and_the_play_alone(tmp_path):
+    """Errors before noise: the located error and the play that reaches it are all the run
+    prints; no summary, no trace file, no page is written for a model that does not run."""
     model = MINI.replace("deck[k]: deck[k] - 1", "deck[k]: deck[k] - 3")
-    run = rulecheck("check", "--jobs", "1", cwd=mini_project(tmp_path, model))
+    project = mini_project(tmp_path, model)
+    run = rulecheck("check", "--jobs", "1", cwd=project)
     assert run.returncode == 2, run.stdout + run.stderr
     line = next(n for n, text in enumerate(model.splitlines(), 1) if "deck[k] - 3" in text)
-    assert f"models/mini/mini.yaml:{line}:" in run.stderr
-    assert "writes -1 to `deck`" in run.stderr and "action `take` with k=low" in run.stderr
-    assert "trace: counterexamples/mini/" in run.stderr
+    assert run.stderr.startswith(f"models/mini/mini.yaml:{line}:")
+    assert "writes -1 to `deck`" in run.stderr and "action `take` with k=low" in run.stderr and "reached by: the initial state" in run.stderr
+    assert run.stdout == "" and not os.path.exists(os.path.join(project, "counterexamples")) and not os.path.exists(os.path.join(project, "docs"))
     no_traceback(run)
 
 

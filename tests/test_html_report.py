@@ -12,9 +12,9 @@ import sys
 from html.parser import HTMLParser
 
 from checker.analysis.statespace import explore_space
+from checker.findings import suite_findings
 from checker.lang.compile import CompiledModel
 from checker.report.appendix import where
-from checker.report.errata import suite_findings
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
 from checker.report.html import write_html

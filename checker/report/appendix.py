@@ -214,5 +214,5 @@ def clause_index(models: list[Model], results: list[Result]) -> list[str]:
                 parts.append("**not handled**")
             else:
                 parts.append(f"{state}: " + ", ".join(what))
-        lines.append(f"- `{cid}` ({located(models[0], cid)}): " + "; ".join(parts))
+        lines.append(f"- <a id=\"{cid}\"></a>`{cid}` ({located(models[0], cid)}): " + "; ".join(parts))
     return head + lines

@@ -33,7 +33,7 @@ def finding_fingerprint(game: str, finding_id: str) -> str:
 
 def findings_json(results: list[Result]) -> list[dict[str, Any]]:
     """Every finding the results show, game by game, for the JSON output (and later baselines)."""
-    from checker.report.errata import suite_findings
+    from checker.findings import suite_findings
 
     games: dict[str, list[Result]] = {}
     for result in results:

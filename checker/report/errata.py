@@ -1,272 +1,251 @@
-"""The errata page of a game, generated from its check results and its suite's findings.
+"""The errata page of a game: what a designer reads in ten minutes.
 
-The page is written for a designer: it opens with the findings (one per problem in the text,
-ranked by severity, see `checker.report.findings`), each with the rule text quoted once and
-located by the document's headings, a scenario in players' words, the proposed wording, and the
-shortest replayed trace as collapsed evidence; then the failures that are not defects of the text
-and the filed findings this check does not show (hidden by its bounds, listed apart rather than
-dropped). Then come the model's assumptions, the readings, and three appendices: the verdict
-matrix (one line per property), the review questions with their answers, and the clause index
-(each clause formalised, read, assumed or out of scope). The page holds no timings or other
-run-dependent figures, so regenerating it from the same models gives the same bytes.
+`docs/errata/<game>.md` opens with what was checked and the findings by severity, then each
+finding once: its title, what it does to the game in one line, the rule text quoted once, the
+scenario, the proposed wording, and a short trace of the steps that make the point
+(`short_trace`; the rest folded); then one table of the readings (question, options, and what each
+option does to the game), the review questions with how the models answer them, and the
+assumptions. Everything else (where each finding shows, growth re-checks, full traces, the
+readings' divergence scenarios and impact tables, the verdict matrix, the clause index) is in
+`docs/errata/<game>-details.md` (`errata_details`), linked from the page, and in the HTML report.
+Both pages hold no timings or other run-dependent figures: the same models give the same bytes.
 """
 
 from __future__ import annotations
 
 import os
 
-from checker.findings import SuiteFinding, load_findings
-from checker.lang.model import Model
-from checker.lang.properties import suite_path
-from checker.report.appendix import (
-    assumptions_section,
-    clause_index,
-    finding_questions,
-    game_questions,
-    questions_appendix,
-    verdict_line,
-    verdict_matrix,
-    where,
+from checker.findings import suite_findings
+from checker.lang.expr import SlotRef, walk
+from checker.lang.model import Assumption, Model
+from checker.lang.properties import bind
+from checker.report.appendix import answers_of, finding_questions, game_questions, located, where
+from checker.report.errata_details import (
+    CLASS_WORDS,
+    anchor,
+    combinations,
+    details_page,
+    game_models,
+    game_results,
+    source_line,
 )
-from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
 from checker.report.markdown_escape import escaped_page
-from checker.report.reading_impact import Prepared, cached_readings_section
+from checker.report.reading_impact import Prepared, ReadingRow, cached_readings
+from checker.report.short_trace import short_trace
 from checker.results import Result
-from checker.trace import narrative, to_json
+from checker.trace import to_json
 
-CLASS_WORDS = {"contradiction": "contradiction", "gap": "gap", "ambiguity": "ambiguity", "dead-rule": "dead rule", "bound-artefact": "bound artefact"}
+# What a finding of each severity does to the game, as the page's one line says it.
+SEVERITY_WORDS = {
+    "game-breaking": "The game can stall or never end",
+    "outcome-changing": "Changes who wins",
+    "rules-visible": "Play differs from what the text says",
+    "cosmetic": "A rule can never apply",
+}
+KIND_WORDS = {
+    "terminates": "a game can go on for ever",
+    "deadlock-free": "a player can be left with no legal move",
+    "can-end": "a game can reach a point from which it cannot end",
+    "coverage": "a rule can never apply",
+}
 
 
-def game_results(folder: str, results: list[Result]) -> list[Result]:
-    return [r for r in results if r.model.folder == folder]
-
-
-def suite_findings(results: list[Result]) -> list[SuiteFinding]:
-    """The findings filed in the suite of the results' game (none without a suite file)."""
-    return load_findings(suite_path(results[0].model.path)) if results else []
-
-
-def errata_page(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None) -> str:
-    """The Markdown errata page for one game's results; `ahead`: its Readings analysis already
-    made (`ReadingsAhead`), with the paths of the models it covers (used when they are the
-    page's models, which they are on a full run)."""
+def errata_pages(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None) -> tuple[str, str]:
+    """The main page and the details page for one game's results; `ahead`: its Readings
+    analysis already made (`ReadingsAhead`), with the paths of the models it covers (used when
+    they are the page's models, which they are on a full run)."""
     results = game_results(folder, results)
     if not results:
-        return ""
-    models = _models(results)
+        return "", ""
+    models = game_models(results)
     prepared = ahead[1] if ahead is not None and ahead[0] == [m.path for m in models if not m.abstract] else None
+    section, rows = cached_readings(models, results, jobs=jobs, prepared=prepared)
+    return main_page(folder, results, models, rows), details_page(folder, results, section)
+
+
+def main_page(folder: str, results: list[Result], models: list[Model], rows: list[ReadingRow]) -> str:
     entries = group_findings(results, suite_findings(results))
     defects = [e for e in entries if e.severity != NOT_A_DEFECT]
-    artefacts = [e for e in entries if e.severity == NOT_A_DEFECT]
-    quoter = _ClauseQuoter()
+    details = f"{folder}-details.md"
     lines = [f"# Errata: {models[0].game}", ""]
-    lines += [
-        "*Generated by `rulecheck check` from the models in `models/" + folder + "/` and the findings and properties in "
-        f"`properties/{folder}.yaml`; do not edit by hand.*",
-        "",
-    ]
-    source = _source_line(models)
+    lines += [f"*Generated by `rulecheck check` from the models in `models/{folder}/` and the findings and properties in "
+              f"`properties/{folder}.yaml`; do not edit by hand. The details (where each finding shows, its full trace, the "
+              f"readings' analysis, the verdicts, the clause index) are in [{details}]({details}).*", ""]
+    source = source_line(models)
     if source:
         lines += [source, ""]
-    lines += [_summary_line(results, models, defects), ""]
+    lines += _checked(results, models, defects) + [""]
     lines += ["## Findings", ""]
     if not defects:
-        lines.append("No defect of the text found within the checked bounds.")
+        lines += ["No defect of the text found within the checked bounds.", ""]
     else:
-        lines += [f"{n}. [{e.title}](#{anchor(e)}) ({e.severity}, {CLASS_WORDS[e.cls]})" for n, e in enumerate(defects, start=1)]
+        lines += ["| # | finding | severity | what it does to the game |", "|---|---|---|---|"]
+        lines += [f"| {n} | [{_cell(e.title)}](#{anchor(e)}) | {e.severity} | {_cell(consequence(e, results))} |" for n, e in enumerate(defects, start=1)]
         lines.append("")
     for number, entry in enumerate(defects, start=1):
-        lines += _entry(number, entry, results, models, quoter)
+        lines += _entry(number, entry, results, models, details)
+    artefacts = len(entries) - len(defects)
     if artefacts:
-        lines += ["## Failures that are not defects of the text", "",
-                  "Properties that fail only because of the bounds of the check (small decks, few players): filed so by the suite, "
-                  "or found to vanish by the growth re-check; each says how to see it hold with larger bounds.", ""]
-        for number, entry in enumerate(artefacts, start=len(defects) + 1):
-            lines += _entry(number, entry, results, models, quoter)
-    lines += _unshown(entries, results, models, quoter)
-    lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
-    lines += ["## Readings", ""] + cached_readings_section(models, results, jobs=jobs, prepared=prepared) + [""]
-    lines += ["## Appendix A: verdicts", "",
-              f"Every property once, over the {_combinations(results)} variant/reading combinations checked "
-              "(the default reading of every point and each single change from it).", ""]
-    lines += verdict_matrix(results) + [""]
-    lines += ["## Appendix B: review questions", ""] + questions_appendix(models, results, entries, anchor) + [""]
-    lines += ["## Appendix C: clause index", ""] + clause_index(models, results)
+        lines += [f"{artefacts} more failure(s) come from the bounds of the check, not from the text: see [the details]({details}#failures-that-are-not-defects-of-the-text).", ""]
+    lines += ["## Readings", ""] + _readings_table(rows, details) + [""]
+    lines += ["## Questions a careful reading raises", ""] + _faq(models, results, defects) + [""]
+    lines += ["## Assumptions", ""] + _assumptions(models)
     return escaped_page("\n".join(lines).rstrip() + "\n")
 
 
-def anchor(entry: FindingEvidence) -> str:
-    return "finding-" + entry.id.lower().replace(" ", "-")
-
-
-def _unshown(entries: list[FindingEvidence], results: list[Result], models: list[Model], quoter: _ClauseQuoter) -> list[str]:
-    """The suite's findings that no failure of this check claims: listed apart, not counted, so
-    that a finding hidden by the checked bounds (one more card shows it) is not dropped silently,
-    with the verdicts that did not show it."""
-    shown = {e.finding.id for e in entries if e.finding is not None}
-    unshown = [f for f in suite_findings(results) if f.id not in shown]
-    if not unshown:
-        return []
-    lines = ["## Filed findings this check does not show", "",
-             "Findings filed in the suite that no failure of this check shows (their properties hold, or their readings "
-             "change nothing, within the checked bounds). They are not counted above; each scenario says how to see it.", ""]
-    for finding in unshown:
-        lines += [f"### {finding.title}", "", f'<a id="finding-{finding.id.lower()}"></a>', "", f"**Class:** {CLASS_WORDS[finding.cls]}.", ""]
-        for cid in dict.fromkeys(finding.clauses):
-            lines += quoter.quote(models[0], cid)
-        lines += ["**Scenario.** " + " ".join(finding.scenario.split()), "", "**Proposed wording.** " + finding.proposed, ""]
-        verdicts = [f"- `{pid}`: {verdict_line(rs)}" for pid in finding.properties if (rs := [r for r in results if r.prop.id == pid])]
-        if verdicts:
-            lines += ["**Not shown here:**", "", *verdicts, ""]
-    return lines
-
-
-def _models(results: list[Result]) -> list[Model]:
-    seen: dict[str, Model] = {}
-    for r in results:
-        seen.setdefault(r.model.id, r.model)
-    return list(seen.values())
-
-
-def _combinations(results: list[Result]) -> int:
-    return len({(r.model.id, r.reading_label) for r in results})
-
-
-def _source_line(models: list[Model]) -> str:
-    doc = models[0].source.get("document", "")
-    return f"Rule document: `{doc}`." if doc else ""
-
-
-def _summary_line(results: list[Result], models: list[Model], defects: list[FindingEvidence]) -> str:
+def _checked(results: list[Result], models: list[Model], defects: list[FindingEvidence]) -> list[str]:
+    """What was checked, at which sizes, and the findings by severity."""
+    checked = [m for m in models if not m.abstract]
     counts = [f"{sum(1 for e in defects if e.severity == s)} {s}" for s in SEVERITIES if any(e.severity == s for e in defects)]
-    found = f"{len(defects)} finding(s)" + (f" ({', '.join(counts)})" if counts else "")
-    return (f"{found}, from {len({r.prop.id for r in results})} properties checked on "
-            f"{len([m for m in models if not m.abstract])} model(s) under {_combinations(results)} variant/reading combinations.")
-
-
-class _ClauseQuoter:
-    """Quotes clauses located by the document's headings; a clause id becomes an HTML anchor the
-    first time the page quotes it, and is never shown as the location."""
-
-    def __init__(self) -> None:
-        self.anchored: set[str] = set()
-
-    def quote(self, model: Model, cid: str) -> list[str]:
-        clause = model.clauses.get(cid)
-        if clause is None:
-            return []
-        mark = ""
-        if cid not in self.anchored:
-            self.anchored.add(cid)
-            mark = f'<a id="{cid}"></a>'
-        return [f"> {mark}\u201c{clause.says}\u201d", f"> \u2014 *{clause.at or cid}*", ""]
-
-
-def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], quoter: _ClauseQuoter) -> list[str]:
-    lines = [f"### {number}. {entry.title}", "", f'<a id="{anchor(entry)}"></a>', ""]
-    shown = len({(r.model.id, r.reading_label) for r in entry.results})
-    lines.append(f"**Severity:** {entry.severity}: {entry.severity_reason}. **Class:** {CLASS_WORDS[entry.cls]}. "
-                 f"Shown in {shown} of {_combinations(results)} combinations.")
-    lines.append("")
-    model = entry.results[0].model
-    clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else _property_clauses(entry)
-    for cid in dict.fromkeys(clauses):
-        lines += quoter.quote(model, cid)
-    if entry.finding is not None:
-        lines += ["**Scenario.** " + " ".join(entry.finding.scenario.split()), ""]
-        lines += ["**Proposed wording.** " + entry.finding.proposed, ""]
-    else:
-        lines += ["*Unfiled: no finding in the suite claims this failure yet, so it has no scenario or proposed wording. "
-                  f"The property says: {entry.results[0].prop.says or entry.results[0].prop.id}*", ""]
-    questions = {q.id: q for q in game_questions(models)}
-    asked = finding_questions(entry, models)
-    if asked:
-        lines += ["**Questions it answers:** " + "; ".join(f"[{questions[q].question}](#{q})" if q in questions else f"`{q}`" for q in asked), ""]
-    if entry.growth is not None:
-        lines += [f"**Growth re-check** (the model's bounds one step larger): {entry.growth.words()}.", ""]
-    lines += _where_it_shows(entry, results) + [""]
-    lines += _evidence(entry)
+    sizes = _sizes(checked)
+    lines = [f"**Checked:** {len({r.prop.id for r in results})} properties on {len(checked)} model(s) "
+             f"({', '.join(f'`{m.id}`' for m in checked)}) under {combinations(results)} variant and reading combinations, every play explored "
+             "within the bounds."]
+    if sizes:
+        lines += ["", f"**Sizes the checked games are scaled to:** {sizes}."]
+    lines += ["", f"**Findings:** {len(defects)}" + (f" ({', '.join(counts)})." if counts else ".")]
     return lines
 
 
-def _property_clauses(entry: FindingEvidence) -> list[str]:
-    ids: list[str] = []
-    for r in entry.results:
-        ids.extend(r.prop.clauses)
-    return ids
+def _sizes(models: list[Model]) -> str:
+    """The bounds the models mark (`bound: true`) with their checked defaults, once each."""
+    seen: dict[str, str] = {}
+    for model in models:
+        for name, const in model.constants.items():
+            if not const.bound or name in seen:
+                continue
+            value = const.default
+            shown = ", ".join(f"{'/'.join(map(str, k))}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
+            seen[name] = f"`{name}` {shown}" + (f" ({const.doc})" if const.doc else "")
+    return "; ".join(seen.values())
 
 
-def _where_it_shows(entry: FindingEvidence, results: list[Result]) -> list[str]:
-    """Per property, the combinations where it fails that this finding claims (all of them, in the
-    appendix's words, when the finding claims every failure of the property)."""
-    lines = []
-    for pid in entry.property_ids:
-        everywhere = [r for r in results if r.prop.id == pid]
-        claimed = [r for r in entry.results if r.prop.id == pid]
-        if len(claimed) == len(failing(everywhere)):
-            verdicts = verdict_line(everywhere)
-        else:
-            verdicts = f"fails in {len(claimed)} of {len(everywhere)} combinations for this reason: " + ", ".join(where(r) for r in claimed)
-        lines.append(f"- `{pid}` ({everywhere[0].prop.says or everywhere[0].prop.kind}): {verdicts}")
-    return ["**Where it shows:**", ""] + lines
+def consequence(entry: FindingEvidence, results: list[Result]) -> str:
+    """What a finding does to the game, in one line: its severity in the game's words, which
+    failures say so, and in how many of the checked combinations."""
+    kinds = list(dict.fromkeys(r.prop.kind for r in failing(entry.results)))
+    said = [KIND_WORDS[k] for k in kinds if k in KIND_WORDS and (entry.severity == "game-breaking" or k == "coverage")]
+    shown = len({(r.model.id, r.reading_label) for r in entry.results})
+    total = combinations(results)
+    words = SEVERITY_WORDS.get(entry.severity, entry.severity)
+    detail = "; ".join(said) if said else ", ".join(f"`{pid}` breaks" for pid in entry.property_ids)
+    if detail.lower() == words.lower():
+        return f"{words} (in {shown} of {total} combinations)"
+    return f"{words}: {detail} (in {shown} of {total} combinations)"
 
 
-def _evidence(entry: FindingEvidence) -> list[str]:
-    shortest = entry.shortest
-    if shortest is None:
-        return _untraced_evidence(entry)
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str) -> list[str]:
+    lines = [f'### {number}. {entry.title} <a id="{anchor(entry)}"></a>', ""]
+    lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.", ""]
+    model = entry.results[0].model
+    clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else [c for r in entry.results for c in r.prop.clauses]
+    for cid in list(dict.fromkeys(clauses))[:1]:  # the text quoted once: the clause the finding is about first
+        clause = model.clauses.get(cid)
+        if clause is not None:
+            lines += [f"> \u201c{clause.says}\u201d \u2014 *{clause.at or cid}*", ""]
+    if entry.finding is not None:
+        lines += ["**Scenario.** " + " ".join(entry.finding.scenario.split()) + "<br>**Proposed wording.** " + entry.finding.proposed, ""]
+    else:
+        lines += ["*Unfiled: no finding in the suite claims this failure yet. The property says: "
+                  f"{entry.results[0].prop.says or entry.results[0].prop.id}*", ""]
+    evidence = _evidence(entry, details)
+    return lines + (evidence or [f"[Where it shows and the growth re-check]({details}#{anchor(entry)}).", ""])
+
+
+def _evidence(entry: FindingEvidence, details: str) -> list[str]:
+    entry.check_evidence()
+    shortest = entry.shown
+    if shortest is None or shortest.trace is None:
+        return []
     doc = to_json(shortest.trace)
-    if "`" in (doc.get("note") or ""):
-        doc["note"] = ""  # a model expression explains nothing to a designer
-    body = narrative(doc)
-    if body.startswith("# "):
-        body = body.split("\n", 1)[1]
-    summary = (f"Evidence: the shortest replayed trace (`{shortest.prop.id}`, {where(shortest)}, "
-               f"{len(shortest.trace.steps)} steps)")
-    saved = f"`rulecheck explain counterexamples/{shortest.model.folder}/{evidence_name(shortest)}` prints it again."
-    return ["<details>", f"<summary>{summary}</summary>", "", body.strip(), "", saved, "", "</details>", ""]
+    clauses = set(entry.finding.clauses) if entry.finding else set()
+    steps = short_trace(doc, _read_slots(shortest), clauses, lambda cid: f"[{cid}]({details}#{cid})", lambda aid: f"[{aid}](#assumption-{aid})")
+    head = (f"**Evidence** (`{shortest.prop.id}`, {where(shortest)}, {len(shortest.trace.steps)} steps, replayed in the reference interpreter; "
+            f"[the full trace and where it shows]({details}#{anchor(entry)})):")
+    return [head, "", *steps, ""]
 
 
-def _untraced_evidence(entry: FindingEvidence) -> list[str]:
-    """Evidence for failures that have no trace (nothing reachable, rules that never apply), with
-    the combinations that share the same evidence collapsed into one line."""
-    shared: dict[str, list[str]] = {}
-    for r in entry.results:
-        shared.setdefault(_untraced_line(r), []).append(where(r))
-    lines = [f"- {text} ({', '.join(combos)})" for text, combos in shared.items()]
-    summary = f"Evidence: exhaustive explorations ({len(entry.results)} combination(s))"
-    return ["<details>", f"<summary>{summary}</summary>", "", *lines, "", "</details>", ""]
+def _read_slots(result: Result) -> set[str]:
+    """The slots a property's expressions read: the start state and the steps shown favour them."""
+    bound = bind(result.prop, result.model)
+    exprs = [e for e in (bound.expr, bound.source, bound.target, bound.measure) if e is not None]
+    return {node.name for e in exprs for node in walk(e) if isinstance(node, SlotRef)}
 
 
-def _untraced_line(r: Result) -> str:
-    if r.prop.kind == "coverage" and r.detail.startswith("never fire: "):
-        names = [n.strip() for n in r.detail[len("never fire: "):].split(",")]
-        rules = []
-        for name in names:
-            action = r.model.actions.get(name)
-            ats = [r.model.clauses[c].at for c in (getattr(action, "rule", ()) or ()) if c in r.model.clauses] if action else []
-            rules.append(f"{name} ({'; '.join(dict.fromkeys(ats))})" if ats else name)
-        return f"`{r.prop.id}`: these rules never apply in any reachable position: " + ", ".join(rules)
-    if r.prop.kind == "reachable":
-        return f"`{r.prop.id}`: no reachable position shows it ({r.bound} exploration)"
-    return f"`{r.prop.id}`: {r.detail or r.status}"
+def _readings_table(rows: list[ReadingRow], details: str) -> list[str]:
+    if not rows:
+        return ["The models of this game have no readings."]
+    lines = ["Points where the text is silent or says two things, each checked under every option. "
+             f"Divergence scenarios and impact tables are in [the details]({details}#readings).", "",
+             "| reading | question | options | what the other options do to the game |", "|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| [`{row.name}`]({details}#{row.name}) | {_cell(row.question)} | {_cell('<br>'.join(row.options))} | "
+                     f"{_cell('<br>'.join(row.consequences) or 'not analysed')} |")
+    return lines
+
+
+def _faq(models: list[Model], results: list[Result], defects: list[FindingEvidence]) -> list[str]:
+    questions = game_questions(models)
+    if not questions:
+        return [f"This game has no review questions yet (`models/{models[0].folder}/questions.yaml`)."]
+    answers = answers_of(models, results)
+    findings: dict[str, list[str]] = {}
+    for number, entry in enumerate(defects, start=1):
+        for qid in finding_questions(entry, models):
+            findings.setdefault(qid, []).append(f"[finding {number}](#{anchor(entry)})")
+    lines = []
+    for q in questions:
+        said = findings.get(q.id) or [_short(a) for a in answers.get(q.id, [])[:2]]
+        if getattr(q, "out_of_scope", ""):
+            said.append(f"out of scope: {q.out_of_scope}")
+        lines.append(f"- <a id=\"{q.id}\"></a>{q.question} \u2014 " + ("; ".join(said) if said else "**open**: nothing in the models answers it yet"))
+    return lines
+
+
+def _short(answer: str) -> str:
+    """An answer's first words: a reading's name, an assumption's text, a property's verdict."""
+    if answer.startswith("reading `"):
+        name = answer.split("`")[1]
+        return f"reading [`{name}`](#readings)"
+    if answer.startswith("assumption `"):
+        name = answer.split("`")[1]
+        return f"assumption [`{name}`](#assumption-{name})"
+    return answer if len(answer) <= 120 else answer[:117].rstrip() + "..."
+
+
+def _assumptions(models: list[Model]) -> list[str]:
+    entries: dict[str, tuple[Model, Assumption]] = {}
+    for model in models:
+        for item in model.assumptions:
+            entries.setdefault(item.id, (model, item))
+    if not entries:
+        return ["The models record no assumptions."]
+    lines = ["Choices the models make where the text does not settle the point.", ""]
+    for aid, (model, item) in entries.items():
+        at = "; ".join(dict.fromkeys(located(model, c) for c in item.clauses))
+        lines.append(f"- <a id=\"assumption-{aid}\"></a>**{aid}**" + (f" ({at})" if at else "") + f": {item.says}")
+    return lines
 
 
 def write_errata(results: list[Result], out_dir: str, jobs: int = 1, ahead: dict[str, tuple[list[str], Prepared]] | None = None) -> list[str]:
-    """Write docs/errata/<game>.md for every game in the results (atomically, only if changed);
-    the reading-impact analysis explores in up to `jobs` worker processes, unless `ahead` has
-    it (by folder: `ReadingsAhead.prepared`)."""
+    """Write docs/errata/<game>.md and <game>-details.md for every game in the results
+    (atomically, only if changed); the reading-impact analysis explores in up to `jobs` worker
+    processes, unless `ahead` has it (by folder: `ReadingsAhead.prepared`)."""
     written = []
     for folder in sorted({r.model.folder for r in results}):
-        page = errata_page(folder, results, jobs, (ahead or {}).get(folder))
+        main, details = errata_pages(folder, results, jobs, (ahead or {}).get(folder))
         os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, f"{folder}.md")
-        old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None
-        if old != page:
-            tmp = f"{path}.tmp"
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(page)
-            os.replace(tmp, path)
-        written.append(path)
+        for path, page in ((os.path.join(out_dir, f"{folder}.md"), main), (os.path.join(out_dir, f"{folder}-details.md"), details)):
+            old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None
+            if old != page:
+                tmp = f"{path}.tmp"
+                with open(tmp, "w", encoding="utf-8") as handle:
+                    handle.write(page)
+                os.replace(tmp, path)
+            written.append(path)
     return written

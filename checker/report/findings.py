@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from checker.errors import RulecheckError
 from checker.findings import SuiteFinding
 from checker.growth_check import GrowthCheck
 from checker.lang.expr import Expr, SlotRef, walk
@@ -63,9 +64,45 @@ class FindingEvidence:
 
     @property
     def shortest(self) -> Result | None:
-        """The failing result with the shortest trace: the evidence the page shows."""
+        """The failing result with the shortest trace."""
         traced = [r for r in self.results if r.trace is not None]
         return min(traced, key=lambda r: (len(r.trace.steps) if r.trace else 0, r.model.id, r.reading_label)) if traced else None
+
+    @property
+    def shown(self) -> Result | None:
+        """The evidence the page shows: the failure the finding's `evidence:` chooses (the
+        shortest of those that fit), else the shortest."""
+        if self.finding is None or self.finding.evidence is None:
+            return self.shortest
+        fits = [r for r in self.results if r.trace is not None and self.finding.chooses(r.model, r.prop.id, r.config.readings)]
+        return min(fits, key=lambda r: (len(r.trace.steps) if r.trace else 0, r.model.id, r.reading_label)) if fits else None
+
+    def check_evidence(self) -> None:
+        """The trace shown is the one the scenario tells: the failure `evidence:` chooses
+        exists, and it takes every action `shows:` names (a located error otherwise)."""
+        finding = self.finding
+        if finding is None:
+            return
+        shown = self.shown
+        if finding.evidence is not None and shown is None:
+            raise RulecheckError(f"finding `{finding.id}`: no failure it claims has the evidence it asks for ({_chosen(finding)})",
+                                 finding.evidence_loc or finding.loc, hint="the check shows it elsewhere, or not at all: see where it shows")
+        if shown is not None and shown.trace is not None:
+            taken = {step.action for step in shown.trace.steps}
+            missing = [a for a in finding.shows if a not in taken]
+            if missing:
+                raise RulecheckError(f"finding `{finding.id}`: its scenario speaks of {', '.join(f'`{a}`' for a in missing)}, which the trace shown "
+                                     f"(`{shown.prop.id}` on `{shown.model.id}` [{shown.reading_label}]) never takes", finding.loc,
+                                     hint="choose the failure the scenario tells with `evidence:`, or tell the play the trace shows")
+
+
+def _chosen(finding: SuiteFinding) -> str:
+    evidence = finding.evidence or {}
+    readings = evidence.get("readings") or {}
+    assert isinstance(readings, dict)
+    parts = [f"variant {evidence['variant']}" if evidence.get("variant") else "", f"property {evidence['property']}" if evidence.get("property") else ""]
+    parts += [f"{k}={v}" for k, v in readings.items()]
+    return ", ".join(p for p in parts if p)
 
 
 def failing(results: Iterable[Result]) -> list[Result]:

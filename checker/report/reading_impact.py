@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import json
 import os
 import threading
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from checker import caches
+from checker.analysis.classify import most_severe
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.analysis.warm import warm_loops
 from checker.dispatch import Handle, Pool, collect, submit_all
-from checker.lang.model import Model
+from checker.lang.model import Model, Reading
 from checker.results import Result
 from checker.trace import Step, narrative, to_json, visible_changes
 
@@ -52,23 +55,42 @@ def analyse_for_errata(models: list[Model], settings: Settings | None = None, jo
     return analyse_models([m for m in models if not m.abstract], settings or Settings(), jobs)
 
 
-def cached_readings_section(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> list[str]:
-    """`readings_section`, computed once per content: the key hashes the model files, the
-    verdicts of the results and all of the checker's code, so a run over unchanged models reuses the
-    section instead of repeating the analysis (it costs about as much as the check itself).
-    `prepared`: the analysis already made (`ReadingsAhead`), used when the section is not cached."""
-    path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.md")
+@dataclass(frozen=True)
+class ReadingRow:
+    """One reading in the errata page's summary table: its question, its options, and what each
+    option other than the default does to the game, in the game's words."""
+
+    name: str
+    question: str
+    options: tuple[str, ...]  # "`option` *(default)*: meaning"
+    consequences: tuple[str, ...]  # "`option`: changes who can win"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "question": self.question, "options": list(self.options), "consequences": list(self.consequences)}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> ReadingRow:
+        return ReadingRow(str(data["name"]), str(data["question"]), tuple(str(o) for o in data["options"]), tuple(str(c) for c in data["consequences"]))
+
+
+def cached_readings(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> tuple[list[str], list[ReadingRow]]:
+    """`readings`, computed once per content: the key hashes the model files, the verdicts of the
+    results and all of the checker's code, so a run over unchanged models reuses the section and
+    its summary instead of repeating the analysis (it costs about as much as the check itself).
+    Stored as JSON, read back as data. `prepared`: the analysis already made (`ReadingsAhead`),
+    used when nothing is cached."""
+    path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.json")
     if caches.reads_allowed() and os.path.isfile(path):
-        with open(path, encoding="utf-8") as handle:
-            return handle.read().split("\n")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                stored = json.load(handle)
+            return [str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # an unreadable entry is computed again
     impacts, rechecks = prepared if prepared is not None else (None, None)
-    lines = readings_section(models, results, impacts, jobs=jobs, rechecks=rechecks)
-    os.makedirs(cache_dir, exist_ok=True)
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-    os.replace(tmp, path)
-    return lines
+    lines, rows = readings(models, results, impacts, jobs=jobs, rechecks=rechecks)
+    caches.write_atomic(path, json.dumps({"section": lines, "summary": [row.to_json() for row in rows]}).encode())
+    return lines, rows
 
 
 def _content_key(models: list[Model]) -> str:
@@ -113,7 +135,7 @@ class ReadingsAhead:
         """Submit the explorations of every game whose section is not cached."""
         for game in games:
             checked = [m for m in game.models if not m.abstract]
-            if not checked or (caches.reads_allowed() and glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.md"))):
+            if not checked or (caches.reads_allowed() and glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.json"))):
                 continue
             plans, items = plan_models(checked, self.settings)
             self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
@@ -155,11 +177,19 @@ def readings_section(
     models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1,
     rechecks: dict[tuple[str, str, str], ReadingGrowth] | None = None,
 ) -> list[str]:
-    """The section's lines (without its heading), for one game: `results` are the game's check
-    results (to say which verdicts each option changes); `impacts` the analysis of its models
-    (computed here when not given, with `settings`). Every game-breaking, outcome-changing,
-    odds-shifting or (by exploration) moot line gets its growth re-check
-    (`checker.analysis.reading_growth`; `rechecks` when already made)."""
+    """The section's lines (`readings`, without the summary)."""
+    return readings(models, results, impacts, settings, jobs, rechecks)[0]
+
+
+def readings(
+    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1,
+    rechecks: dict[tuple[str, str, str], ReadingGrowth] | None = None,
+) -> tuple[list[str], list[ReadingRow]]:
+    """The section's lines (without its heading) and its summary rows, for one game: `results`
+    are the game's check results (to say which verdicts each option changes); `impacts` the
+    analysis of its models (computed here when not given, with `settings`). Every
+    game-breaking, outcome-changing, odds-shifting or (by exploration) moot line gets its
+    growth re-check (`checker.analysis.reading_growth`; `rechecks` when already made)."""
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
@@ -167,12 +197,13 @@ def readings_section(
         impacts = analyse_for_errata(models, settings, jobs)
     if rechecks is None:
         rechecks = recheck_readings(impacts, settings or Settings())
-    readings = {}
+    readings: dict[str, Reading] = {}
     for model in models:
         for name, reading in model.readings.items():
             readings.setdefault(name, reading)
     if not readings:
-        return ["The models of this game have no readings."]
+        return ["The models of this game have no readings."], []
+    rows: list[ReadingRow] = []
     lines = [
         "Points where the text is silent or says two things. For each option other than the default, the "
         "checker looks for the shortest play legal under both readings after which they part ways (the "
@@ -185,18 +216,68 @@ def readings_section(
     for name, reading in readings.items():
         model = next(m for m in models if name in m.readings)
         located = "; ".join(dict.fromkeys(model.clauses[c].at if c in model.clauses else c for c in reading.clauses))
-        lines += [f"### `{name}` ({located})", "", reading.question, ""]
+        lines += [f'<a id="{name}"></a>', "", f"### `{name}` ({located})", "", reading.question, ""]
         defaults = {m.id: m.readings[name].default for m in models if name in m.readings}
+        options = []
         for option, meaning in reading.options.items():
             users = [mid for mid, d in defaults.items() if d == option]
             marker = " *(default)*" if users and len(users) == len(defaults) else (f" *(default in {', '.join(f'`{u}`' for u in users)})*" if users else "")
-            lines.append(f"- `{option}`{marker}: {meaning}")
+            options.append(f"`{option}`{marker}: {meaning}")
+            lines.append(f"- {options[-1]}")
         lines.append("")
+        consequences = []
         for option in reading.options:
             per_model = [(mi, o) for mi in impacts for r in mi.readings if r.reading.name == name for o in r.options if o.option == option]
             if per_model:
                 lines += _option_block(name, option, per_model, by_prop, rechecks)
-    return lines
+                consequences.append(f"`{option}`: {_consequence(name, option, per_model, rechecks)}")
+        rows.append(ReadingRow(name, reading.question, tuple(options), tuple(consequences)))
+    return lines, rows
+
+
+CONSEQUENCE_WORDS = {
+    "game-breaking": "can stall or never end",
+    "outcome-changing": "changes who can win",
+    "odds-shifting": "changes the odds",
+    "rules-visible": "no effect on who wins or whether the game ends (legal play differs)",
+    "moot": "no effect on the game",
+}
+
+
+def _consequence(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], rechecks: dict[tuple[str, str, str], ReadingGrowth]) -> str:
+    """An option's most severe consequence over the models, in the game's words: what it does to
+    the game (the odds by whole points), the models it does it in when not all, and whether the
+    larger bounds showed it to be an artefact of the checked ones."""
+    by_class: dict[str, list[str]] = defaultdict(list)
+    artefacts = []
+    for mi, o in per_model:
+        recheck = rechecks.get((mi.model.id, name, option))
+        if recheck is not None and recheck.artefact:
+            artefacts.append(mi.model.id)
+            continue
+        by_class[o.classification].append(mi.model.id)
+    if not by_class:
+        return "none at larger bounds: an artefact of the checked ones"
+    worst = most_severe(list(by_class))
+    words = CONSEQUENCE_WORDS[worst]
+    if worst == "outcome-changing":
+        reasons = [r for mi, o in per_model if o.classification == worst for r in o.reasons]
+        if reasons and all("force a win" in r for r in reasons):
+            words = "changes who can force a win"
+    elif worst == "odds-shifting":
+        points = max(_largest_shift(mi.impact, o.impact) for mi, o in per_model if o.classification == worst)
+        words = f"changes the odds by about {points:.0f} points" if points >= 1 else "changes the odds by under a point"
+    models_with = by_class[worst]
+    where = "" if len(models_with) == len(per_model) else " (in " + ", ".join(f"`{m}`" for m in models_with) + ")"
+    return words + where
+
+
+def _largest_shift(base: Impact, alt: Impact | None) -> float:
+    """The largest move of an outcome's probability, in percentage points (0 without both)."""
+    if alt is None or base.probabilities is None or alt.probabilities is None:
+        return 0.0
+    names = set(base.probabilities) | set(alt.probabilities)
+    return max((abs(base.probabilities.get(n, 0.0) - alt.probabilities.get(n, 0.0)) * 100 for n in names), default=0.0)
 
 
 def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]],
@@ -217,9 +298,9 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
     if verdicts:
         lines.append(f"- property verdicts: {'; '.join(verdicts)}")
     lines.append("")
-    shown = [(mi, o) for mi, o in per_model if o.divergence is not None and o.divergence.found]
+    shown = [(mi, o, o.divergence) for mi, o in per_model if o.divergence is not None and o.divergence.found]
     if shown:
-        mi, o = min(shown, key=lambda item: (item[1].divergence.steps, item[0].model.id))
+        mi, o, _ = min(shown, key=lambda item: (item[2].steps, item[0].model.id))
         lines += _scenario(mi, o, several)
         if o.impact is not None:
             lines += _impact_table(mi.impact, o.impact, "default", o.config.reading_label(mi.model))
@@ -227,6 +308,7 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
 
 
 def _scenario(mi: ModelImpact, o: OptionImpact, several: bool) -> list[str]:
+    assert o.divergence is not None, "only options with a divergence get a scenario"
     return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "")
 
 
@@ -235,6 +317,7 @@ def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
     if not divergence.found:
         return [f"No divergence{where}: {divergence.bound}.", ""]
     lines = [f"*Divergence scenario*{where} ({divergence.steps} step{'s' if divergence.steps != 1 else ''} legal under both readings, replayed in the reference interpreter under each):", ""]
+    assert divergence.trace is not None and divergence.sides is not None, "a divergence found has its trace and its two sides"
     doc = to_json(divergence.trace)
     doc["note"], doc["property"]["says"] = "", ""
     body = narrative(doc).splitlines()

@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from checker.errors import Loc
-from checker.report.errata import suite_findings
+from checker.findings import suite_findings
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, FindingEvidence, group_findings
 from checker.report.junit import repository_path, unexpected_message
@@ -61,7 +61,7 @@ def sarif_document(results: list[Result], out: str | None, known: set[str] | Non
     entries: list[dict[str, Any]] = []
     for game_results in _by_game(results).values():
         for finding in group_findings(game_results, suite_findings(game_results)):
-            shown = finding.shortest or finding.results[0]
+            shown = finding.shown or finding.results[0]
             rules.setdefault(rule_id(shown), _rule(shown))
             entries.append(_finding_result(finding, shown, out))
         for result in game_results:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
+from checker.findings import suite_findings
 from checker.growth_check import Outcome
-from checker.report.errata import game_results, suite_findings
+from checker.report.errata_details import game_results
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.results import Result

@@ -16,7 +16,7 @@ from checker.results import Result
 def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None) -> list[str]:
     """Write `index.html` and `GAME.html` per game; returns the paths written. `impacts` maps a
     game to the HTML of its outcome-odds bars (absent: no such section)."""
-    from checker.report.errata import suite_findings
+    from checker.findings import suite_findings
 
     games: dict[str, list[Result]] = {}
     for result in results:

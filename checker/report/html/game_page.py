@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from checker.findings import suite_findings
 from checker.report.appendix import verdict_line, where
-from checker.report.errata import CLASS_WORDS, suite_findings
+from checker.report.errata_details import CLASS_WORDS
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
 from checker.report.html.page import esc, page, plain
@@ -76,9 +77,11 @@ def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGrap
                    f"{esc(entry.results[0].prop.says or entry.results[0].prop.id)}</i></p>")
     out.append("<p><b>Where it shows:</b> " + esc(", ".join(f"{r.prop.id} in {plain(where(r))}" for r in entry.results)) + "</p>")
     traces: dict[str, Result] = {}
-    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):
+    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):  # type: ignore[union-attr]  # only results with a trace are sorted
+        assert result.trace is not None  # as filtered just above
         traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
     for index, (key, result) in enumerate(traces.items()):
+        assert result.trace is not None  # `traces` holds only results with a trace
         title = f"{result.prop.id}: {plain(where(result))} ({len(result.trace.steps)} steps, {result.trace.shape})"
         element_id = f"trace-{_anchor(entry)}-{key}"
         player = player_html(result.trace, element_id, title, graphs.figure(result, element_id))
