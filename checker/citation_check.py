@@ -6,6 +6,12 @@ readings (within the action's `only`) where the action's guard and the entry's `
 together: otherwise the entry can never be cited. It also reports entries whose `when` holds
 whenever the guard does (they belong in `rule`), and clauses given both in `rule` and in a
 `cite` entry (the condition would make no difference). Constants keep their default values.
+
+A model that declares the sections of the document in effect for it (`sections:`, a match type's
+own section and the common rules) may cite only their clauses: a step cites a clause of another
+section only through the clause stating the same rule in one that applies (`same_as`), and a
+clause cited by a rule or a branch that can fire there with no such twin is an error ("cites
+the Handicap rule in a Birdcage").
 Reachability is not checked: a branch that only unreachable states take still passes here, and
 the replay test of saved traces (tests) checks the citations of real steps.
 """
@@ -27,7 +33,7 @@ class CitationProblem:
     action: str
     loc: Loc  # of the `cite` entry
     message: str
-    kind: str  # "never" | "always" | "twice"
+    kind: str  # "never" | "always" | "twice" | "section"
 
 
 def game_citation_problems(models: list[Model]) -> tuple[list[CitationProblem], list[CitationProblem]]:
@@ -39,8 +45,10 @@ def game_citation_problems(models: list[Model]) -> tuple[list[CitationProblem], 
     seen: dict[Loc, list[CitationProblem | None]] = {}
     errors: dict[tuple[Loc, str], CitationProblem] = {}
     for model in concrete:
-        found = {p.loc: p for p in check_citations(model) if p.kind != "twice"}
-        errors.update({(p.loc, p.message): p for p in check_citations(model) if p.kind == "twice"})
+        problems = check_citations(model)
+        found = {p.loc: p for p in problems if p.kind != "twice"}
+        errors.update({(p.loc, p.message): p for p in problems if p.kind == "twice"})
+        errors.update({(p.loc, p.message): p for p in section_problems(model, {loc for loc, p in found.items() if p.kind == "never"})})
         for action in model.actions.values():
             for citation in action.cite:
                 seen.setdefault(citation.loc, []).append(found.get(citation.loc))
@@ -49,6 +57,23 @@ def game_citation_problems(models: list[Model]) -> tuple[list[CitationProblem], 
             errors[(loc, "never")] = cast(CitationProblem, outcomes[0])  # every outcome is a problem (tested above)
     warnings = [cast(CitationProblem, outcomes[0]) for outcomes in seen.values() if all(o is not None and o.kind == "always" for o in outcomes)]  # as above
     return list(errors.values()), warnings
+
+
+def section_problems(model: Model, never: set[Loc]) -> list[CitationProblem]:
+    """The clauses a model's rules and branches cite (those that can fire: not in `never`)
+    that are in no section the model declares in effect and have no twin there."""
+    if not model.sections:
+        return []
+    out = []
+    for action in model.actions.values():
+        cited = [(cid, action.loc) for cid in action.rule]
+        cited += [(cid, c.loc) for c in action.cite if c.loc not in never for cid in c.rule]
+        for cid, loc in cited:
+            if model.cited(cid) == cid and not model.in_effect(cid):
+                out.append(CitationProblem(action.name, loc, f"action `{action.name}` cites {cid}, of section {model.clauses[cid].section()}, which is not in effect in "
+                                           f"`{model.id}` (sections: {', '.join(model.sections)}): name the clause of a section in effect that states the same rule "
+                                           f"(`same_as` in clauses.yaml), or cite it only where it applies", "section"))
+    return out
 
 
 def check_citations(model: Model) -> list[CitationProblem]:

@@ -114,7 +114,7 @@ def fired_clauses(interp: Interpreter, action: Action, params: dict[str, Any], p
     for citation in action.cite:
         if interp.eval(citation.when, pre, params):
             cited.extend(citation.rule)
-    return tuple(dict.fromkeys(cited))
+    return tuple(dict.fromkeys(interp.model.cited(cid) for cid in cited))
 
 
 def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:

@@ -23,11 +23,11 @@ from checker.lang.yamlsrc import YList, YMap, recording_reads
 TOP_KEYS = {
     "game", "id", "source", "abstract", "extends", "header", "players", "domains", "constants",
     "define", "readings", "state", "init", "init_where", "terminal", "outcome", "actions",
-    "remove_actions", "remove_readings", "clauses", "assumptions", "names", "effects", "symmetric",
+    "remove_actions", "remove_readings", "clauses", "assumptions", "names", "effects", "symmetric", "sections",
 }
 REQUIRED_KEYS = ("game", "id", "state", "init", "terminal", "actions")
 ACTION_KEYS = {"by", "for", "let", "when", "include", "do", "weight", "rule", "cite", "assumes", "only", "text"}
-CLAUSE_KEYS = {"at", "says", "status", "why"}
+CLAUSE_KEYS = {"at", "says", "status", "why", "same_as"}
 CLAUSE_STATUSES = ("rule", "out-of-scope", "assumed")
 READING_KEYS = {"clause", "question", "options", "default"}
 READING_OPTIONAL = {"answers"}
@@ -138,8 +138,21 @@ class ModelBuilder:
             domains=self.domains, constants=constants, readings=readings, slots=slots, init=init,
             init_where=init_where, terminal=terminal, outcome=outcome, actions=actions, clauses=clauses, scope=scope,
             assumptions=assumptions, questions=load_questions(self.path, clauses), names=self.names, piles=self.piles,
-            symmetric=symmetric, symmetric_loc=self.loc("symmetric") if symmetric else None,
+            symmetric=symmetric, symmetric_loc=self.loc("symmetric") if symmetric else None, sections=self.sections(clauses),
         )
+
+    def sections(self, clauses: dict[str, Clause]) -> tuple[str, ...]:
+        """`sections: [SS-INT, SS-BC]`: the sections of the document in effect for this model,
+        as the clause id prefixes of their clauses (`Clause.section`)."""
+        raw = self.doc.get("sections")
+        if raw is None:
+            return ()
+        names = _id_list(raw, self.loc("sections"), "`sections`")
+        known = {c.section() for c in clauses.values()}
+        for name in names:
+            if name not in known:
+                raise RulecheckError(f"`sections` names `{name}`, the prefix of no clause", self.loc("sections"), name, did_you_mean(name, known) or f"sections: {', '.join(sorted(known))}")
+        return names
 
     def symmetric(self) -> tuple[str, ...]:
         """`symmetric: [player]`: enum domains whose members the rules treat alike (the explicit
@@ -977,8 +990,9 @@ class ModelBuilder:
                 raise RulecheckError(f"clause `{cid}`: unknown status `{status}`", spec.value_loc("status"), status, "status is `out-of-scope` (with `why`), `assumed` (settled by an assumption) or absent")
             if status == "out-of-scope" and not spec.get("why"):
                 raise RulecheckError(f"clause `{cid}` is out of scope but says not `why`", spec.loc, None, "add `why: ...`")
-            out[cid] = Clause(cid, str(spec["at"]), str(spec["says"]), status, str(spec.get("why", "")), kloc)
-        return out
+            same = _id_list(spec["same_as"], spec.value_loc("same_as"), f"clause `{cid}`'s `same_as`") if "same_as" in spec else ()
+            out[cid] = Clause(cid, str(spec["at"]), str(spec["says"]), status, str(spec.get("why", "")), kloc, same)
+        return _same_rule_groups(out)
 
     # -- assumptions and display names ---------------------------------------------------
     def assumptions(self, clauses: dict[str, Clause]) -> list[Assumption]:
@@ -1026,6 +1040,32 @@ class ModelBuilder:
         for cid in cited:
             if cid not in clauses:
                 raise RulecheckError(f"unknown clause `{cid}`", loc, cid, did_you_mean(cid, clauses) or "add it to the model's clauses.yaml")
+
+
+def _same_rule_groups(clauses: dict[str, Clause]) -> dict[str, Clause]:
+    """Each clause's `same_as`, made symmetric and transitive (a group states one rule in
+    several sections); an unknown clause in it is a located error."""
+    parent = {cid: cid for cid in clauses}
+
+    def root(cid: str) -> str:
+        while parent[cid] != cid:
+            parent[cid] = parent[parent[cid]]
+            cid = parent[cid]
+        return cid
+
+    for clause in clauses.values():
+        for other in clause.same_as:
+            if other not in clauses:
+                raise RulecheckError(f"clause `{clause.id}`: `same_as` names an unknown clause `{other}`", clause.loc, other, did_you_mean(other, clauses))
+            parent[root(other)] = root(clause.id)
+    groups: dict[str, list[str]] = {}
+    for cid in clauses:
+        groups.setdefault(root(cid), []).append(cid)
+    out = {}
+    for cid, clause in clauses.items():
+        same = tuple(c for c in groups[root(cid)] if c != cid)
+        out[cid] = Clause(clause.id, clause.at, clause.says, clause.status, clause.why, clause.loc, same) if same != clause.same_as else clause
+    return out
 
 
 def template_fields(template: str, loc: Loc) -> list[str]:

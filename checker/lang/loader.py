@@ -30,7 +30,7 @@ FRAGMENT_KEY = "fragment"
 FIELDWISE = {"constants", "readings", "names"}  # entry by entry, and field by field inside an entry
 ENTRYWISE = {"domains", "define", "state", "init", "actions", "clauses", "effects"}  # entry by entry
 BY_ID = {"assumptions"}  # lists of entries with an `id`: same id replaces, new ids are added
-NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings", FRAGMENT_KEY}
+NOT_INHERITED = {"abstract", "extends", "remove_actions", "remove_readings", "sections", FRAGMENT_KEY}
 
 
 def model_files(paths: list[str]) -> list[str]:

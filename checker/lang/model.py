@@ -202,6 +202,12 @@ class Clause:
     status: str  # "rule" | "out-of-scope" | "assumed"
     why: str
     loc: Loc
+    same_as: tuple[str, ...] = ()  # the clauses of other sections that state the same rule (each way)
+
+    def section(self) -> str:
+        """The section a clause id belongs to: its id without the last `-` part (`SS-TTE-12`:
+        `SS-TTE`)."""
+        return self.id.rsplit("-", 1)[0] if "-" in self.id else self.id
 
 
 @dataclass
@@ -233,6 +239,9 @@ class Model:
     # optional files looked for and absent too), by absolute path, with its SHA-256: what every
     # cache key of the model is made from (`checker.caches.model_digest`)
     sources: tuple[tuple[str, str], ...] = ()
+    # the sections of the document in effect for this model (clause id prefixes, `sections:`);
+    # empty: every clause is
+    sections: tuple[str, ...] = ()
 
     def __reduce__(self) -> tuple:
         """Pickled once per object, unpickled once per process (`checker.lang.shipping`)."""
@@ -249,6 +258,19 @@ class Model:
         from checker.lang.shipping import copied
 
         return copied(self, memo)
+
+    def in_effect(self, cid: str) -> bool:
+        """Whether a clause is in a section of the document that applies to this model."""
+        clause = self.clauses.get(cid)
+        return not self.sections or clause is None or clause.section() in self.sections
+
+    def cited(self, cid: str) -> str:
+        """The clause a step cites for `cid`: itself when in effect, else the clause stating the
+        same rule in a section that is (`same_as`), else itself (which lint reports)."""
+        if self.in_effect(cid):
+            return cid
+        clause = self.clauses.get(cid)
+        return next((other for other in (clause.same_as if clause else ()) if self.in_effect(other)), cid)
 
     def display(self, domain: str, member: Any) -> str:
         """A member's display name (its own name when it has none)."""

@@ -26,7 +26,8 @@ def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]
         game = scope.game
         errors, warnings = ([p for p in found if scope.owns(p.loc)] for found in game_citation_problems(scope.citing))
         if errors:
-            raise RulecheckError(errors[0].message, errors[0].loc, None, "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`")
+            hint = None if errors[0].kind == "section" else "a `cite` entry names the clauses of one branch: its `when` must be able to hold in some model, and its clauses differ from `rule`"
+            raise RulecheckError(errors[0].message, errors[0].loc, None, hint)
         notes.extend(f"{game.folder}: warning: {p.message} ({p.loc})" for p in warnings)
         for model in game.models:
             summary = summarise(model, game.suite)
