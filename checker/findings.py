@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
 REQUIRED = ("id", "title", "class", "scenario", "proposed")
-OPTIONAL = ("clauses", "properties", "readings", "variants", "loop", "evidence", "shows")
+OPTIONAL = ("clauses", "properties", "readings", "variants", "loop", "evidence", "shows", "fix")
 EVIDENCE_KEYS = ("variant", "readings", "property")  # `evidence:`: which claimed failure the page shows
 LOOPS = ("chance-only", "choice")  # `loop:`: which endless loops of a failing `terminates` a finding claims
 MAX_SCENARIO_LINES = 5
@@ -61,6 +61,7 @@ class SuiteFinding:
     evidence: dict[str, object] | None = None  # the failure the page shows: variant, readings {name: option}, property
     shows: tuple[str, ...] = ()  # actions the scenario speaks of: the trace shown must take each of them
     evidence_loc: Loc | None = None
+    fix: str = ""  # `NAME=OPTION`: the proposed wording as a reading's option, which the check runs
 
     def chooses(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:
         """Whether a claimed failure is the one `evidence:` asks the page to show."""
@@ -139,7 +140,10 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
     scenario = str(item["scenario"]).strip()
     if len(scenario.splitlines()) > MAX_SCENARIO_LINES:
         raise RulecheckError(f"a finding's scenario has at most {MAX_SCENARIO_LINES} lines", item.value_loc("scenario"), None, "tell the play in players' words; the trace is the evidence")
-    lists = {key: _names(item, key) for key in OPTIONAL if key not in ("loop", "evidence")}
+    lists = {key: _names(item, key) for key in OPTIONAL if key not in ("loop", "evidence", "fix")}
+    fix = str(item.get("fix", ""))
+    if "fix" in item and "=" not in fix:
+        raise RulecheckError("`fix` names the proposed wording's reading option: `NAME=OPTION`", item.value_loc("fix"), fix)
     loop = str(item.get("loop", ""))
     if "loop" in item and loop not in LOOPS:
         raise RulecheckError(f"unknown loop kind `{loop}`", item.value_loc("loop"), loop, did_you_mean(loop, LOOPS) or f"kinds: {', '.join(LOOPS)}")
@@ -149,7 +153,7 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
         id=str(item["id"]), title=str(item["title"]).strip(), cls=cls, clauses=lists["clauses"], scenario=scenario,
         proposed=str(item["proposed"]).strip(), properties=lists["properties"], readings=lists["readings"],
         variants=lists["variants"], loc=item.loc, loop=loop, evidence=_evidence(item), shows=lists["shows"],
-        evidence_loc=item.value_loc("evidence") if "evidence" in item else None,
+        evidence_loc=item.value_loc("evidence") if "evidence" in item else None, fix=fix,
     )
 
 
@@ -204,6 +208,10 @@ def check_finding_names(finding: SuiteFinding, property_ids: set[str], models: l
         for name, option in wanted.items():
             if not any(name in m.readings and option in m.readings[name].options for m in models):
                 raise RulecheckError(f"finding `{finding.id}`: its evidence names `{name}={option}`, which no model has", finding.evidence_loc)
+    if finding.fix:
+        name, _, option = finding.fix.partition("=")
+        if not any(name in m.readings and option in m.readings[name].options for m in models):
+            raise RulecheckError(f"finding `{finding.id}`: its `fix` names `{finding.fix}`, which is no reading option of the models", finding.loc, finding.fix)
     actions = {a for m in models for a in m.actions}
     for action in finding.shows:
         if action not in actions:

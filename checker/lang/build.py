@@ -31,10 +31,10 @@ CLAUSE_KEYS = {"at", "says", "status", "why", "same_as"}
 CLAUSE_STATUSES = ("rule", "out-of-scope", "assumed")
 READING_KEYS = {"clause", "question", "options", "default"}
 READING_OPTIONAL = {"answers"}
-ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers"}
+ASSUMPTION_KEYS = {"id", "clauses", "says", "why", "answers", "contested"}
 SLOT_KEYS = {"type", "of", "label", "internal"}
 PILE_KEYS = {"holds", "size"}  # with `type: pile`
-CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound", "grows_with", "fixed_by"}
+CONSTANT_KEYS = {"type", "range", "default", "of", "value", "doc", "bound", "grows_with", "fixed_by", "document", "plausible"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # always fullmatch: `$` would accept a trailing newline
 MODEL_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")  # ids name files: no `/`, `.` or whitespace
 CLAUSE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
@@ -125,7 +125,7 @@ class ModelBuilder:
         init_where = self.expr_list(scope, "init_where")
         terminal = check_expr(scope, doc["terminal"], self.loc("terminal"), BOOL)
         outcome = check_expr(scope, doc["outcome"], self.loc("outcome")) if doc.get("outcome") is not None else None
-        assumptions = self.assumptions(clauses)
+        assumptions = self.assumptions(clauses, readings)
         self.check_fixed_by(constants, assumptions)
         self.effect_blocks()
         actions = self.actions(scope, slots, readings, clauses, {a.id for a in assumptions})
@@ -288,12 +288,39 @@ class ModelBuilder:
                 default = self.literal(spec[key], elem, spec.value_loc(key), f"constant `{name}`")
             bound = self.bound_flag(name, spec, elem)
             out[name] = Constant(name, elem, dims, default, raw.value_loc(name), str(spec.get("doc", "")), bound)
+            self.document_value(out[name], spec)
         for name, spec in raw.items():  # partners may be declared after the constant that names them
             if "grows_with" in spec:
                 out[name].grows_with = self.grows_with(out[name], spec, out)
             if "fixed_by" in spec:
                 out[name].fixed_by = self.fixed_by(out[name], spec)
         return out
+
+    def document_value(self, const: Constant, spec: YMap) -> None:
+        """`document: N` (the value the rule document prints; a table as its `value`) or
+        `document: none` with `plausible: [lo, hi]` (a number the modeller chose, and the range
+        a designer could plausibly print), both within the constant's range."""
+        if "plausible" in spec and spec.get("document") != "none":
+            raise RulecheckError(f"constant `{const.name}`: `plausible` is the range of a number the document does not print: write `document: none` beside it",
+                                 spec.value_loc("plausible"))
+        if "document" not in spec:
+            return
+        where = spec.value_loc("document")
+        if spec["document"] == "none":
+            if "plausible" not in spec:
+                raise RulecheckError(f"constant `{const.name}`: the document prints no value, so say what a designer could plausibly print: `plausible: [lo, hi]`", where)
+            if const.elem.type.kind != "int" or const.dims:
+                raise RulecheckError(f"constant `{const.name}`: `plausible` takes a range of a scalar int constant", spec.value_loc("plausible"))
+            lo, hi = self.range_pair(spec["plausible"], spec.value_loc("plausible"), f"`plausible` of constant `{const.name}`")
+            if const.elem.lo is not None and const.elem.hi is not None and not const.elem.lo <= lo <= hi <= const.elem.hi:
+                raise RulecheckError(f"constant `{const.name}`: `plausible` [{lo}, {hi}] is outside its range {const.elem.lo}..{const.elem.hi}", spec.value_loc("plausible"),
+                                     hint="widen the constant's `range` to hold every plausible value")
+            const.plausible = (lo, hi)
+            return
+        if const.dims:
+            const.document = self.table(const.name, const.elem, const.dims, spec["document"], where)
+        else:
+            const.document = self.literal(spec["document"], const.elem, where, f"the document value of constant `{const.name}`")
 
     def fixed_by(self, const: Constant, spec: YMap) -> str:
         """`fixed_by: ASSUMPTION`: a count an assumption fixes (every card dealt, say), so it is
@@ -995,7 +1022,7 @@ class ModelBuilder:
         return _same_rule_groups(out)
 
     # -- assumptions and display names ---------------------------------------------------
-    def assumptions(self, clauses: dict[str, Clause]) -> list[Assumption]:
+    def assumptions(self, clauses: dict[str, Clause], readings: dict[str, Reading]) -> list[Assumption]:
         raw = self.doc.get("assumptions")
         if raw is None:
             return []
@@ -1016,7 +1043,11 @@ class ModelBuilder:
             cited = _id_list(item["clauses"], item.value_loc("clauses"), f"assumption `{aid}`")
             self.check_citations(cited, clauses, item.value_loc("clauses"))
             answers = _id_list(item.get("answers", []), item.value_loc("answers"), f"`answers` of assumption `{aid}`")
-            out.append(Assumption(aid, cited, str(item["says"]).strip(), str(item["why"]).strip(), answers, item.loc))
+            contested = str(item.get("contested", ""))
+            if contested and contested not in readings:
+                raise RulecheckError(f"assumption `{aid}` is contested by reading `{contested}`, which this model does not have", item.value_loc("contested"), contested,
+                                     did_you_mean(contested, readings) or "a contested assumption is the default option of a reading whose other options are the alternatives")
+            out.append(Assumption(aid, cited, str(item["says"]).strip(), str(item["why"]).strip(), answers, item.loc, contested))
         return out
 
     def display_names(self) -> None:

@@ -85,10 +85,24 @@ class Constant:
     # raises by one step together with it, as (constant, index)
     grows_with: dict[tuple, tuple[tuple[str, tuple], ...]] = field(default_factory=dict)
     fixed_by: str = ""  # the assumption that fixes this count (it is not a bound): the growth re-check names it
+    # the value the rule document prints (a scalar, or a table as `default`), when it prints one
+    document: Any = None
+    # a number the document does not print and the modeller chose: the range a designer could
+    # plausibly print (every finding is re-checked at its ends)
+    plausible: tuple[int, int] | None = None
 
     @property
     def is_table(self) -> bool:
         return bool(self.dims)
+
+    @property
+    def invented(self) -> bool:
+        return self.plausible is not None
+
+    @property
+    def scaled(self) -> bool:
+        """The checked default is smaller than the document's value (a miniature of the game)."""
+        return self.document is not None and self.document != self.default
 
 
 @dataclass
@@ -112,6 +126,9 @@ class Assumption:
     why: str
     answers: tuple[str, ...]
     loc: Loc
+    # a careful reader could take another view: the reading whose default option is this
+    # assumption and whose other options are the alternatives (checked like any reading)
+    contested: str = ""
 
 
 @dataclass

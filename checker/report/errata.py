@@ -109,16 +109,29 @@ def _checked(results: list[Result], models: list[Model], defects: list[FindingEv
 
 
 def _sizes(models: list[Model]) -> str:
-    """The bounds the models mark (`bound: true`) with their checked defaults, once each."""
+    """The constants scaled down from the document's numbers (checked value, then the
+    document's), the numbers the modeller chose (with their plausible range), and the other
+    bounds the models mark, once each."""
     seen: dict[str, str] = {}
     for model in models:
         for name, const in model.constants.items():
-            if not const.bound or name in seen:
+            if name in seen or not (const.bound or const.scaled or const.invented):
                 continue
-            value = const.default
-            shown = ", ".join(f"{'/'.join(map(str, k))}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
-            seen[name] = f"`{name}` {shown}" + (f" ({const.doc})" if const.doc else "")
+            shown = f"`{name}` {_shown(const.default)}"
+            if const.scaled:
+                shown += f" (the document's: {_shown(const.document)})"
+            elif const.plausible is not None:
+                shown += f" (not in the document; plausible {const.plausible[0]} to {const.plausible[1]})"
+            elif const.doc:
+                shown += f" ({const.doc})"
+            seen[name] = shown
     return "; ".join(seen.values())
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{'/'.join(map(str, k))}={v}" for k, v in value.items() if v)
+    return str(value)
 
 
 def consequence(entry: FindingEvidence, results: list[Result]) -> str:
@@ -228,7 +241,8 @@ def _assumptions(models: list[Model]) -> list[str]:
     lines = ["Choices the models make where the text does not settle the point.", ""]
     for aid, (model, item) in entries.items():
         at = "; ".join(dict.fromkeys(located(model, c) for c in item.clauses))
-        lines.append(f"- <a id=\"assumption-{aid}\"></a>**{aid}**" + (f" ({at})" if at else "") + f": {item.says}")
+        contested = f" *Contested:* see the reading [`{item.contested}`](#readings)." if item.contested else ""
+        lines.append(f"- <a id=\"assumption-{aid}\"></a>**{aid}**" + (f" ({at})" if at else "") + f": {item.says}{contested}")
     return lines
 
 

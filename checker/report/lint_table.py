@@ -10,6 +10,7 @@ from rich.table import Table
 from checker.citation_check import game_citation_problems
 from checker.errors import RulecheckError
 from checker.explained import unexplained
+from checker.lang.model import Model
 from checker.lint import summarise
 
 if TYPE_CHECKING:
@@ -38,6 +39,9 @@ def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]
             answered = f"{qs.answered_percent:.0f}%" if model.questions else "-"
             table.add_row(game.folder, name, str(len(model.slots)), str(summary.bits), str(len(model.actions)), str(len(model.readings)), str(len(model.assumptions)), str(cov.total), str(len(cov.formalised)), str(len(cov.assumed)), str(len(cov.out_of_scope)), str(len(cov.unhandled)), f"{cov.accounted_percent:.0f}%", questions, answered, str(len(loose)))
             where = f"{game.folder}/{model.id}"
+            sizes = document_sizes(model)
+            if sizes:
+                notes.append(f"{where}: {sizes}")
             if cov.unhandled:
                 notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
             if qs.open:
@@ -49,3 +53,26 @@ def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]
                     by_action.setdefault(item.action, []).append(item.name)
                 notes.extend(f"{where}: heuristic: `{action}` tests {', '.join(names)}, which no cited clause, reading or assumption mentions" for action, names in by_action.items())
     return table, notes
+
+
+def document_sizes(model: Model) -> str:
+    """The model's constants scaled down from the document's numbers (by how much), the numbers
+    the modeller chose (with their plausible range), and the bounds that say neither."""
+    scaled, invented, silent = [], [], []
+    for name, const in model.constants.items():
+        if const.scaled:
+            scaled.append(f"{name} {_value(const.default)} (document {_value(const.document)})")
+        elif const.invented:
+            assert const.plausible is not None
+            invented.append(f"{name} {_value(const.default)} (plausible {const.plausible[0]}..{const.plausible[1]})")
+        elif const.bound and const.document is None:
+            silent.append(name)
+    parts = ([f"scaled down: {', '.join(scaled)}"] if scaled else []) + ([f"invented: {', '.join(invented)}"] if invented else [])
+    parts += [f"bounds with no document value: {', '.join(silent)}"] if silent else []
+    return "; ".join(parts)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{'/'.join(map(str, k))}: {v}" for k, v in value.items()) + "}"
+    return str(value)
