@@ -81,7 +81,8 @@ def test_a_saved_can_end_trace_ends_where_the_game_can_no_longer_end(path):
 
 
 def _page(game: str) -> str:
-    with open(os.path.join(ROOT, "docs", "errata", f"{game}.md"), encoding="utf-8") as handle:
+    """The details page: every finding in full, the readings' analysis, the appendices."""
+    with open(os.path.join(ROOT, "docs", "errata", f"{game}-details.md"), encoding="utf-8") as handle:
         return handle.read()
 
 
@@ -102,7 +103,9 @@ def test_every_reading_option_has_a_divergence_scenario_or_says_why_it_is_moot(g
     """A reading is a finding's raw material: a designer needs the concrete play where the options
     part ways, or the reason (and bound) why the checked models show none."""
     readings = _page(game).split("\n## Readings\n", 1)[1].split("\n## Appendix A", 1)[0]
-    for block in re.split(r"\n(?=### `)", readings)[1:]:
+    blocks = re.split(r"\n(?=### `)", readings)[1:]
+    assert blocks, f"{game}: no reading on the page"
+    for block in blocks:
         name = block.split("`")[1]
         options = re.split(r"\n(?=\*\*`)", block)[1:]
         assert options, f"{game}: reading `{name}` shows no option"

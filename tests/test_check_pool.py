@@ -104,7 +104,7 @@ def test_an_error_in_the_readings_recheck_is_raised_by_wait(monkeypatch):
 
 def test_a_game_whose_section_is_cached_is_not_analysed_ahead(tmp_path):
     coin = next(g for g in load_games([COIN]) if g.folder == "coin")
-    (tmp_path / f"readings-{_content_key(coin.models)}-0123.md").write_text("cached under other verdicts")
+    (tmp_path / f"readings-{_content_key(coin.models)}-0123.json").write_text("cached under other verdicts")
     assert sorted(ahead_of([COIN, TRAP], str(tmp_path)).prepared) == ["trap"]
 
 
