@@ -111,3 +111,26 @@ class LintSummary:
 def summarise(model: Model, suite: list[Property]) -> LintSummary:
     cited = {cid for prop in suite for cid in prop.clauses}
     return LintSummary(model, Layout(model).bits, coverage(model, cited), question_coverage(model, suite))
+
+
+def restating_properties(model: Model, suite: list[Property]) -> list[tuple[str, str]]:
+    """The suite's properties of this model whose expressions name a reading: (property id,
+    reading). Such a property restates what a reading chooses ("fails in 28 of 30 combinations"
+    by construction) and is no evidence of what the choice does to the game; a finding needs a
+    consequence instead (who can win, whether the game ends, what the text promises elsewhere)."""
+    from checker.errors import RulecheckError
+    from checker.lang.expr import ReadingRef, walk
+    from checker.lang.properties import bind
+
+    out: list[tuple[str, str]] = []
+    for prop in suite:
+        if not prop.applies_to(model):
+            continue
+        try:
+            bound = bind(prop, model)
+        except RulecheckError:
+            continue  # a property of another variant's names: lint of that variant reports it
+        exprs = [e for e in (bound.expr, bound.source, bound.target, bound.measure) if e is not None]
+        names = sorted({node.name for e in exprs for node in walk(e) if isinstance(node, ReadingRef)})
+        out.extend((prop.id, name) for name in names)
+    return out

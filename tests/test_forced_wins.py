@@ -17,7 +17,7 @@ from checker.engines import explicit
 
 @st.composite
 def move_graphs(draw):
-    """Stored moves as `outcomes._MoveArrays` holds them: `expanded` nodes with moves by either
+    """Stored moves as `outcomes.MoveArrays` holds them: `expanded` nodes with moves by either
     side, chance or the rules (loops, multiple moves to one node and nodes without moves
     alike), and a goal."""
     n = draw(st.integers(1, 30))

@@ -17,8 +17,9 @@ import numpy as np
 
 from checker.analysis.classify import classify, most_severe
 from checker.analysis.divergence import Divergence, find_divergence
+from checker.analysis.dominated import dominated_choices
 from checker.analysis.footprint import related_pairs
-from checker.analysis.outcomes import NEVER, Impact, analyse
+from checker.analysis.outcomes import NEVER, Impact, analyse, outcome_labels
 from checker.analysis.statespace import StateSpace, explore_space
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model, Reading
@@ -89,7 +90,11 @@ def impact_of(model: Model, config: Config, settings: Settings) -> Impact:
     shares spaces (`checker.engines.native.space_store`)."""
     space = explore_space(CompiledModel(model, config, lazy=True), settings.max_states, settings.timeout)  # the Python successor code only if something runs in Python
     keep_space(space)
-    return analyse(space, settings.games, settings.seed)
+    impact = analyse(space, settings.games, settings.seed)
+    if space.complete and space.error is None:
+        choices = dominated_choices(space, outcome_labels(space))
+        impact.never_help, impact.never_help_note = [d.words() for d in choices.dominated], choices.note
+    return impact
 
 
 def keep_space(space: StateSpace) -> None:

@@ -64,6 +64,8 @@ class Impact:
     method: str = ""
     forced: list[ForcedWin] = field(default_factory=list)
     forced_note: str = ""
+    never_help: list[str] = field(default_factory=list)  # the players' choices that never help them (`dominated`), in words
+    never_help_note: str = ""  # why they were not looked for
 
     def to_json(self) -> dict:
         return {
@@ -124,6 +126,11 @@ def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Imp
 def _reaches(space: StateSpace, goals: np.ndarray) -> np.ndarray:
     """Boolean per node: some path leads from it to a goal node."""
     return np.frombuffer(bytes(reaches(space.graph(), [int(g) for g in goals])), dtype=np.uint8).astype(bool)
+
+
+def reaches_goal(space: StateSpace, goal: np.ndarray) -> np.ndarray:
+    """Boolean per node: some play leads from it to a node where `goal` (a boolean per node) holds."""
+    return _reaches(space, np.flatnonzero(goal))
 
 
 def longest_play(space: StateSpace) -> tuple[int | None, bool]:
@@ -320,7 +327,7 @@ def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str
     if not any(wins.values()):
         return [], "forced wins need an outcome naming the winning side (a player's name, or `<player>_win`)"
     starts = np.array(space.initial_nodes(), dtype=np.int64)
-    moves = _MoveArrays(space)
+    moves = MoveArrays(space)
     out = []
     for number, side in enumerate(players):
         verdicts = []
@@ -333,7 +340,7 @@ def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str
     return out, ""
 
 
-class _MoveArrays:
+class MoveArrays:
     """The stored moves as numpy arrays, with the moves into each node listed together (the
     predecessor lists `won_nodes` walks back along)."""
 
@@ -350,7 +357,7 @@ class _MoveArrays:
         self.into_starts = np.searchsorted(self.target[self.into], np.arange(space.size + 1))
 
 
-def won_nodes(moves: _MoveArrays, goal: np.ndarray, side: int, chance_cooperative: bool) -> np.ndarray:
+def won_nodes(moves: MoveArrays, goal: np.ndarray, side: int, chance_cooperative: bool) -> np.ndarray:
     """The nodes `attractor` finds won for `side` (the same least fixed point, computed a
     frontier at a time with numpy instead of a node at a time, or compiled from the won nodes
     back where the graph passes are; only the set is needed here)."""

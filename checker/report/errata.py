@@ -31,7 +31,7 @@ from checker.report.errata_details import (
 )
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
 from checker.report.markdown_escape import escaped_page
-from checker.report.reading_impact import Prepared, ReadingRow, cached_readings
+from checker.report.reading_impact import Prepared, ReadingRow, ReadingsPart, cached_readings
 from checker.report.short_trace import short_trace
 from checker.results import Result
 from checker.trace import to_json
@@ -60,11 +60,11 @@ def errata_pages(folder: str, results: list[Result], jobs: int = 1, ahead: tuple
         return "", ""
     models = game_models(results)
     prepared = ahead[1] if ahead is not None and ahead[0] == [m.path for m in models if not m.abstract] else None
-    section, rows = cached_readings(models, results, jobs=jobs, prepared=prepared)
-    return main_page(folder, results, models, rows), details_page(folder, results, section)
+    part = cached_readings(models, results, jobs=jobs, prepared=prepared)
+    return main_page(folder, results, models, part), details_page(folder, results, part.section)
 
 
-def main_page(folder: str, results: list[Result], models: list[Model], rows: list[ReadingRow]) -> str:
+def main_page(folder: str, results: list[Result], models: list[Model], part: ReadingsPart) -> str:
     entries = group_findings(results, suite_findings(results))
     defects = [e for e in entries if e.severity != NOT_A_DEFECT]
     details = f"{folder}-details.md"
@@ -88,7 +88,12 @@ def main_page(folder: str, results: list[Result], models: list[Model], rows: lis
     artefacts = len(entries) - len(defects)
     if artefacts:
         lines += [f"{artefacts} more failure(s) come from the bounds of the check, not from the text: see [the details]({details}#failures-that-are-not-defects-of-the-text).", ""]
-    lines += ["## Readings", ""] + _readings_table(rows, details) + [""]
+    lines += ["## Readings", ""] + _readings_table(part.rows, details) + [""]
+    if part.never_help:
+        lines += ["## Choices that never help", "",
+                  "Choices the rules offer a player that, under perfect play, never leave that player better placed and somewhere leave them worse "
+                  "(over each model's whole game under the default readings):", ""]
+        lines += [f"- {words}." for words in part.never_help] + [""]
     lines += ["## Questions a careful reading raises", ""] + _faq(models, results, defects) + [""]
     lines += ["## Assumptions", ""] + _assumptions(models)
     return escaped_page("\n".join(lines).rstrip() + "\n")

@@ -11,7 +11,7 @@ from checker.citation_check import game_citation_problems
 from checker.errors import RulecheckError
 from checker.explained import unexplained
 from checker.lang.model import Model
-from checker.lint import summarise
+from checker.lint import restating_properties, summarise
 
 if TYPE_CHECKING:
     from checker.lint_scope import LintScope
@@ -42,6 +42,8 @@ def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]
             sizes = document_sizes(model)
             if sizes:
                 notes.append(f"{where}: {sizes}")
+            for pid, reading in restating_properties(model, game.suite) if not model.abstract else []:
+                notes.append(f"{where}: warning: property `{pid}` names reading `{reading}`: it restates the reading's choice, not a consequence for the game")
             if cov.unhandled:
                 notes.append(f"{where}: not yet handled: {', '.join(cov.unhandled)}")
             if qs.open:

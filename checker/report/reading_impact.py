@@ -73,7 +73,17 @@ class ReadingRow:
         return ReadingRow(str(data["name"]), str(data["question"]), tuple(str(o) for o in data["options"]), tuple(str(c) for c in data["consequences"]))
 
 
-def cached_readings(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> tuple[list[str], list[ReadingRow]]:
+@dataclass(frozen=True)
+class ReadingsPart:
+    """What the pages take from the impact analysis: the details page's Readings section, the
+    main page's table, and the choices of the default rules that never help their taker."""
+
+    section: list[str]
+    rows: list[ReadingRow]
+    never_help: list[str]  # "in `model`: `action` never helps ..."
+
+
+def cached_readings(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> ReadingsPart:
     """`readings`, computed once per content: the key hashes the model files, the verdicts of the
     results and all of the checker's code, so a run over unchanged models reuses the section and
     its summary instead of repeating the analysis (it costs about as much as the check itself).
@@ -84,13 +94,16 @@ def cached_readings(models: list[Model], results: list[Result], cache_dir: str =
         try:
             with open(path, encoding="utf-8") as handle:
                 stored = json.load(handle)
-            return [str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]]
+            return ReadingsPart([str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]], [str(w) for w in stored["never_help"]])
         except (OSError, ValueError, KeyError, TypeError):
             pass  # an unreadable entry is computed again
     impacts, rechecks = prepared if prepared is not None else (None, None)
+    if impacts is None:
+        impacts = analyse_for_errata(models, None, jobs)
     lines, rows = readings(models, results, impacts, jobs=jobs, rechecks=rechecks)
-    caches.write_atomic(path, json.dumps({"section": lines, "summary": [row.to_json() for row in rows]}).encode())
-    return lines, rows
+    never = [f"in `{mi.model.id}`: {words}" for mi in impacts for words in mi.impact.never_help]
+    caches.write_atomic(path, json.dumps({"section": lines, "summary": [row.to_json() for row in rows], "never_help": never}).encode())
+    return ReadingsPart(lines, rows, never)
 
 
 def _content_key(models: list[Model]) -> str:
