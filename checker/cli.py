@@ -179,6 +179,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     --property, --reading, --set, and the default reading matrix), regenerates each checked
     game's errata page."""
     from checker.engines.native import space_store
+    from checker.fix_check import fix_checks
     from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
@@ -215,6 +216,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         if not no_growth:
             _growth(results, max_states, timeout, options.jobs, pool)
         prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
+        fixes = fix_checks(games, results, options) if full_run and not no_write and not modelling_errors(results) else {}
     failures = modelling_errors(results)
     if failures:  # errors before noise: the located error alone, nothing written
         click.echo("\n".join(failures), err=True)
@@ -222,7 +224,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     if not no_write:
         write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
         if full_run:
-            write_errata(results, errata_dir, options.jobs, prepared)
+            write_errata(results, errata_dir, options.jobs, prepared, fixes)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -352,6 +354,7 @@ def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side
 @guarded
 def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     """Regenerate the errata pages of GAMES (folder names under models/; default: all)."""
+    from checker.fix_check import fix_checks
     from checker.report.errata import write_errata
     from checker.runner import load_games
 
@@ -361,9 +364,10 @@ def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
             raise RulecheckError(f"no game folder `{path}`", hint=f"games: {', '.join(sorted(os.listdir(models_dir))) if os.path.isdir(models_dir) else 'none'}")
     options = _check_options("explicit", 2_000_000, 600.0, 30, "deviations", (), (), ())
     options.jobs = os.cpu_count() or 1
-    results = _run_checks(load_games(list(paths)), options)
+    loaded = load_games(list(paths))
+    results = _run_checks(loaded, options)
     _growth(results, 2_000_000, 600.0, options.jobs)
-    for path in write_errata(results, errata_dir, options.jobs):
+    for path in write_errata(results, errata_dir, options.jobs, fixes=fix_checks(loaded, results, options)):
         click.echo(f"wrote {path}")
 
 

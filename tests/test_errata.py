@@ -103,8 +103,8 @@ def test_a_finding_quotes_the_rule_once_by_its_heading_and_folds_the_evidence(re
     entry = text.split("### 2. Waiting lets Bob make the last move", 1)[1].split("### 3.", 1)[0]
     assert entry.split("<details>")[0].count("\u201cAt four the game ends.\u201d") == 1  # the trace is evidence apart
     assert '> \u201cAt four the game ends.\u201d\n> \u2014 *2*' in entry  # located by the heading (the clause index holds the id's anchor)
-    assert "**Scenario.** Ann and Bob wait in turn" in entry and "**Proposed wording.** Say: a player may not wait." in entry
-    assert "<details>" in entry and "</details>" in entry and entry.index("**Proposed wording.**") < entry.index("<details>")
+    assert "**Scenario.** Ann and Bob wait in turn" in entry and "**Proposed wording** (not run: the finding gives it no `fix`). Say: a player may not wait." in entry
+    assert "<details>" in entry and "</details>" in entry and entry.index("**Proposed wording**") < entry.index("<details>")
     assert "is false, but it should hold" not in text  # no model expression offered as the reason
     assert "rulecheck explain counterexamples/g/ann-last." in entry
 
@@ -120,7 +120,7 @@ def test_the_verdict_appendix_lists_each_property_once(results):
 
 def test_assumptions_and_questions_are_shown_with_their_answers(results):
     model = results[0].model
-    model.assumptions = [SimpleNamespace(id="no-skip", clauses=["c-1"], says="A move is never skipped.", why="The text never mentions skipping.", answers=["q-skip"])]
+    model.assumptions = [SimpleNamespace(id="no-skip", clauses=["c-1"], says="A move is never skipped.", why="The text never mentions skipping.", answers=["q-skip"], contested="")]
     model.questions = [
         SimpleNamespace(id="q-skip", clauses=["c-1"], kind="gap", raised_by="cold-reading", question="May a move be skipped?", out_of_scope=""),
         SimpleNamespace(id="q-wait", clauses=["c-2"], kind="ambiguity", raised_by="cold-reading", question="May a player wait?", out_of_scope=""),
@@ -278,7 +278,7 @@ def test_the_main_page_is_the_findings_in_short_and_links_the_rest(results):
     entry = page.split("### 2. Waiting lets Bob make the last move", 1)[1].split("### 3.", 1)[0]
     assert "**Changes who wins: `ann-last` breaks (in 1 of 3 combinations).** outcome-changing, ambiguity." in entry
     assert entry.count("\u201cAt four the game ends.\u201d") == 1
-    assert "**Scenario.** Ann and Bob wait in turn" in entry and "<br>**Proposed wording.** Say: a player may not wait." in entry
+    assert "**Scenario.** Ann and Bob wait in turn" in entry and "<br>**Proposed wording** (not run: the finding gives it no `fix`). Say: a player may not wait." in entry
     assert "(g-details.md#finding-waiting-changes-winner)" in entry and "<details>" not in entry
     steps = [line for line in entry.splitlines() if re.match(r"\d+\. ", line)]
     assert steps[0].startswith("0. Start:") and len(steps) >= 2

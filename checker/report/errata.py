@@ -14,6 +14,7 @@ Both pages hold no timings or other run-dependent figures: the same models give 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from checker.findings import suite_findings
 from checker.lang.expr import SlotRef, walk
@@ -27,6 +28,7 @@ from checker.report.errata_details import (
     details_page,
     game_models,
     game_results,
+    proposed_line,
     source_line,
 )
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
@@ -35,6 +37,9 @@ from checker.report.reading_impact import Prepared, ReadingRow, ReadingsPart, ca
 from checker.report.short_trace import short_trace
 from checker.results import Result
 from checker.trace import to_json
+
+if TYPE_CHECKING:
+    from checker.fix_check import FixCheck
 
 # What a finding of each severity does to the game, as the page's one line says it.
 SEVERITY_WORDS = {
@@ -51,20 +56,22 @@ KIND_WORDS = {
 }
 
 
-def errata_pages(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None) -> tuple[str, str]:
+def errata_pages(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None,
+                 fixes: dict[str, FixCheck] | None = None) -> tuple[str, str]:
     """The main page and the details page for one game's results; `ahead`: its Readings
     analysis already made (`ReadingsAhead`), with the paths of the models it covers (used when
-    they are the page's models, which they are on a full run)."""
+    they are the page's models, which they are on a full run); `fixes`: the checks of its
+    findings' proposed wordings, by finding id (`fix_check`)."""
     results = game_results(folder, results)
     if not results:
         return "", ""
     models = game_models(results)
     prepared = ahead[1] if ahead is not None and ahead[0] == [m.path for m in models if not m.abstract] else None
     part = cached_readings(models, results, jobs=jobs, prepared=prepared)
-    return main_page(folder, results, models, part), details_page(folder, results, part.section)
+    return main_page(folder, results, models, part, fixes or {}), details_page(folder, results, part.section, fixes or {})
 
 
-def main_page(folder: str, results: list[Result], models: list[Model], part: ReadingsPart) -> str:
+def main_page(folder: str, results: list[Result], models: list[Model], part: ReadingsPart, fixes: dict[str, FixCheck]) -> str:
     entries = group_findings(results, suite_findings(results))
     defects = [e for e in entries if e.severity != NOT_A_DEFECT]
     details = f"{folder}-details.md"
@@ -84,7 +91,7 @@ def main_page(folder: str, results: list[Result], models: list[Model], part: Rea
         lines += [f"| {n} | [{_cell(e.title)}](#{anchor(e)}) | {e.severity} | {_cell(consequence(e, results))} |" for n, e in enumerate(defects, start=1)]
         lines.append("")
     for number, entry in enumerate(defects, start=1):
-        lines += _entry(number, entry, results, models, details)
+        lines += _entry(number, entry, results, models, details, fixes)
     artefacts = len(entries) - len(defects)
     if artefacts:
         lines += [f"{artefacts} more failure(s) come from the bounds of the check, not from the text: see [the details]({details}#failures-that-are-not-defects-of-the-text).", ""]
@@ -157,7 +164,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str) -> list[str]:
+def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str, fixes: dict[str, FixCheck]) -> list[str]:
     lines = [f'### {number}. {entry.title} <a id="{anchor(entry)}"></a>', ""]
     lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.", ""]
     model = entry.results[0].model
@@ -167,7 +174,7 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         if clause is not None:
             lines += [f"> \u201c{clause.says}\u201d \u2014 *{clause.at or cid}*", ""]
     if entry.finding is not None:
-        lines += ["**Scenario.** " + " ".join(entry.finding.scenario.split()) + "<br>**Proposed wording.** " + entry.finding.proposed, ""]
+        lines += ["**Scenario.** " + " ".join(entry.finding.scenario.split()) + "<br>" + proposed_line(entry.finding.proposed, fixes.get(entry.finding.id)), ""]
     else:
         lines += ["*Unfiled: no finding in the suite claims this failure yet. The property says: "
                   f"{entry.results[0].prop.says or entry.results[0].prop.id}*", ""]
@@ -251,13 +258,16 @@ def _assumptions(models: list[Model]) -> list[str]:
     return lines
 
 
-def write_errata(results: list[Result], out_dir: str, jobs: int = 1, ahead: dict[str, tuple[list[str], Prepared]] | None = None) -> list[str]:
+def write_errata(results: list[Result], out_dir: str, jobs: int = 1, ahead: dict[str, tuple[list[str], Prepared]] | None = None,
+                 fixes: dict[tuple[str, str], FixCheck] | None = None) -> list[str]:
     """Write docs/errata/<game>.md and <game>-details.md for every game in the results
     (atomically, only if changed); the reading-impact analysis explores in up to `jobs` worker
-    processes, unless `ahead` has it (by folder: `ReadingsAhead.prepared`)."""
+    processes, unless `ahead` has it (by folder: `ReadingsAhead.prepared`); `fixes` by (folder,
+    finding id)."""
     written = []
     for folder in sorted({r.model.folder for r in results}):
-        main, details = errata_pages(folder, results, jobs, (ahead or {}).get(folder))
+        mine = {fid: check for (game, fid), check in (fixes or {}).items() if game == folder}
+        main, details = errata_pages(folder, results, jobs, (ahead or {}).get(folder), mine)
         os.makedirs(out_dir, exist_ok=True)
         for path, page in ((os.path.join(out_dir, f"{folder}.md"), main), (os.path.join(out_dir, f"{folder}-details.md"), details)):
             old = open(path, encoding="utf-8").read() if os.path.isfile(path) else None

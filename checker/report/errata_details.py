@@ -14,6 +14,8 @@ the same bytes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from checker.findings import suite_findings
 from checker.lang.model import Model
 from checker.report.appendix import (
@@ -32,6 +34,9 @@ from checker.report.markdown_escape import escaped_page
 from checker.results import Result
 from checker.trace import narrative, to_json
 
+if TYPE_CHECKING:
+    from checker.fix_check import FixCheck
+
 CLASS_WORDS = {"contradiction": "contradiction", "gap": "gap", "ambiguity": "ambiguity", "dead-rule": "dead rule", "bound-artefact": "bound artefact"}
 
 
@@ -39,8 +44,9 @@ def game_results(folder: str, results: list[Result]) -> list[Result]:
     return [r for r in results if r.model.folder == folder]
 
 
-def details_page(folder: str, results: list[Result], readings: list[str]) -> str:
-    """The Markdown details page for one game's results; `readings` the Readings section's lines."""
+def details_page(folder: str, results: list[Result], readings: list[str], fixes: dict[str, FixCheck] | None = None) -> str:
+    """The Markdown details page for one game's results; `readings` the Readings section's lines;
+    `fixes` the checks of the findings' proposed wordings, by finding id (`fix_check`)."""
     results = game_results(folder, results)
     if not results:
         return ""
@@ -66,14 +72,14 @@ def details_page(folder: str, results: list[Result], readings: list[str]) -> str
         lines += [f"{n}. [{e.title}](#{anchor(e)}) ({e.severity}, {CLASS_WORDS[e.cls]})" for n, e in enumerate(defects, start=1)]
         lines.append("")
     for number, entry in enumerate(defects, start=1):
-        lines += _entry(number, entry, results, models, quoter)
+        lines += _entry(number, entry, results, models, quoter, fixes or {})
     if artefacts:
         lines += ["## Failures that are not defects of the text", "",
                   "Properties that fail only because of the bounds of the check (small decks, few players): filed so by the suite, "
                   "or found to vanish by the growth re-check; each says how to see it hold with larger bounds.", ""]
         for number, entry in enumerate(artefacts, start=len(defects) + 1):
-            lines += _entry(number, entry, results, models, quoter)
-    lines += _unshown(entries, results, models, quoter)
+            lines += _entry(number, entry, results, models, quoter, fixes or {})
+    lines += _unshown(entries, results, models, quoter, fixes or {})
     lines += ["## Assumptions", ""] + assumptions_section(models) + [""]
     lines += ["## Readings", ""] + readings + [""]
     lines += ["## Appendix A: verdicts", "",
@@ -89,7 +95,19 @@ def anchor(entry: FindingEvidence) -> str:
     return "finding-" + entry.id.lower().replace(" ", "-")
 
 
-def _unshown(entries: list[FindingEvidence], results: list[Result], models: list[Model], quoter: ClauseQuoter) -> list[str]:
+def proposed_line(wording: str, check: FixCheck | None) -> str:
+    """A finding's proposed wording with what running it showed (`fix_check`): printed with its
+    check when it passed, labelled when it was not run, withheld when running it failed."""
+    if check is None:
+        return f"**Proposed wording** (not run: the finding gives it no `fix`). {wording}"
+    if check.missing:
+        return f"**Proposed wording** (not run: {check.missing}). {wording}"
+    if check.passed:
+        return f"**Proposed wording** ({check.words()}). {wording}"
+    return f"**Proposed wording withheld**: {check.words()}."
+
+
+def _unshown(entries: list[FindingEvidence], results: list[Result], models: list[Model], quoter: ClauseQuoter, fixes: dict[str, FixCheck]) -> list[str]:
     """The suite's findings that no failure of this check claims: listed apart, not counted, so
     that a finding hidden by the checked bounds (one more card shows it) is not dropped silently,
     with the verdicts that did not show it."""
@@ -104,7 +122,7 @@ def _unshown(entries: list[FindingEvidence], results: list[Result], models: list
         lines += [f"### {finding.title}", "", f'<a id="finding-{finding.id.lower()}"></a>', "", f"**Class:** {CLASS_WORDS[finding.cls]}.", ""]
         for cid in dict.fromkeys(finding.clauses):
             lines += quoter.quote(models[0], cid)
-        lines += ["**Scenario.** " + " ".join(finding.scenario.split()), "", "**Proposed wording.** " + finding.proposed, ""]
+        lines += ["**Scenario.** " + " ".join(finding.scenario.split()), "", proposed_line(finding.proposed, fixes.get(finding.id)), ""]
         verdicts = [f"- `{pid}`: {verdict_line(rs)}" for pid in finding.properties if (rs := [r for r in results if r.prop.id == pid])]
         if verdicts:
             lines += ["**Not shown here:**", "", *verdicts, ""]
@@ -153,7 +171,7 @@ class ClauseQuoter:
         return [f"> {mark}\u201c{clause.says}\u201d", f"> \u2014 *{clause.at or cid}*", ""]
 
 
-def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], quoter: ClauseQuoter) -> list[str]:
+def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], quoter: ClauseQuoter, fixes: dict[str, FixCheck]) -> list[str]:
     lines = [f"### {number}. {entry.title}", "", f'<a id="{anchor(entry)}"></a>', ""]
     shown = len({(r.model.id, r.reading_label) for r in entry.results})
     lines.append(f"**Severity:** {entry.severity}: {entry.severity_reason}. **Class:** {CLASS_WORDS[entry.cls]}. "
@@ -165,7 +183,7 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         lines += quoter.quote(model, cid)
     if entry.finding is not None:
         lines += ["**Scenario.** " + " ".join(entry.finding.scenario.split()), ""]
-        lines += ["**Proposed wording.** " + entry.finding.proposed, ""]
+        lines += [proposed_line(entry.finding.proposed, fixes.get(entry.finding.id)), ""]
     else:
         lines += ["*Unfiled: no finding in the suite claims this failure yet, so it has no scenario or proposed wording. "
                   f"The property says: {entry.results[0].prop.says or entry.results[0].prop.id}*", ""]
