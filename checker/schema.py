@@ -45,7 +45,8 @@ def _member() -> dict[str, Any]:
 def clause_schema() -> dict[str, Any]:
     return closed({"at": {**TEXT, "description": "where the sentence is, in the document's headings"},
                    "says": {**TEXT, "description": "a short quote, one sentence at most"},
-                   "status": {"enum": list(build.CLAUSE_STATUSES)}, "why": TEXT},
+                   "status": {"enum": list(build.CLAUSE_STATUSES)}, "why": TEXT,
+                   "same_as": {**IDS, "description": "the clauses that state the same rule in other sections of the document"}},
                   build.CLAUSE_KEYS, ("at", "says"))
 
 
@@ -60,11 +61,15 @@ def model_schema() -> dict[str, Any]:
                        "doc": TEXT, "bound": {"type": "boolean", "description": "a deck, hand or pile size the model chose: the growth re-check raises it by one"},
                        "grows_with": {"type": ["array", "object"], "description": "the cells of other bounds that grow with it as one step "
                                       "(a list of `NAME` or `NAME[member]...`; for a table, a mapping nested as its value)"},
-                       "fixed_by": {**TEXT, "description": "the assumption that fixes this count (not a bound): the growth re-check names it"}},
+                       "fixed_by": {**TEXT, "description": "the assumption that fixes this count (not a bound): the growth re-check names it"},
+                       "document": {"description": "the value the rule document prints (a table as `value`), or `none` for a number the modeller chose"},
+                       "plausible": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
+                                     "description": "with `document: none`: the range a designer could plausibly print (findings are re-checked at its ends)"}},
                       build.CONSTANT_KEYS)
     reading = closed({"clause": IDS, "question": TEXT, "options": {"type": "object", "additionalProperties": TEXT},
                       "default": TEXT, "answers": IDS}, build.READING_KEYS | build.READING_OPTIONAL)
-    assumption = closed({"id": TEXT, "clauses": IDS, "says": TEXT, "why": TEXT, "answers": IDS},
+    assumption = closed({"id": TEXT, "clauses": IDS, "says": TEXT, "why": TEXT, "answers": IDS,
+                         "contested": {**TEXT, "description": "the reading that explores the alternative a careful reader could defend"}},
                         build.ASSUMPTION_KEYS, ("id", "clauses", "says", "why"))
     pile = closed({"type": {"const": "pile"}, "holds": {**TEXT, "description": "the type of its cards: bool, int[LO..HI] or a domain"},
                    "size": {"type": "integer", "minimum": 1, "description": "the most cards it holds"},
@@ -108,6 +113,7 @@ def model_schema() -> dict[str, Any]:
         "remove_readings": {"type": "array", "items": TEXT},
         "clauses": clauses_map(),
         "symmetric": {"anyOf": [TEXT, {"type": "array", "items": TEXT}], "description": "enum domains whose members the rules treat alike (symmetry reduction)"},
+        "sections": {**IDS, "description": "the sections of the document in effect in this variant (clause id prefixes)"},
     }
     schema = closed(top, build.TOP_KEYS | {FRAGMENT_KEY})
     # Constants, readings and names merge field by field onto a base's, so a variant may give
@@ -136,7 +142,12 @@ def properties_schema() -> dict[str, Any]:
                      for kind, spec in KINDS.items()]
     finding = closed({"id": TEXT, "title": TEXT, "class": {"enum": list(findings.CLASSES)}, "scenario": TEXT, "proposed": TEXT,
                       "clauses": IDS, "properties": IDS, "readings": IDS, "variants": IDS,
-                      "loop": {"enum": list(findings.LOOPS), "description": "a terminates property's failures: only those whose loop is of this kind"}},
+                      "loop": {"enum": list(findings.LOOPS), "description": "a terminates property's failures: only those whose loop is of this kind"},
+                      "evidence": closed({"variant": TEXT, "readings": {"type": "object", "additionalProperties": TEXT}, "property": TEXT},
+                                         set(findings.EVIDENCE_KEYS), description="which claimed failure the page shows"),
+                      "shows": {**IDS, "description": "the actions the scenario speaks of: the trace shown must take each of them"},
+                      "fix": {"type": "string", "pattern": "^[A-Za-z0-9_\\-]+=[A-Za-z0-9_\\-]+$",
+                              "description": "the proposed wording as a reading's option, NAME=OPTION: the check runs it before the page prints it"}},
                      set(findings.REQUIRED) | set(findings.OPTIONAL), findings.REQUIRED)
     step = {"anyOf": [{**TEXT, "description": "an action's name"},
                       {"type": "object", "minProperties": 1, "maxProperties": 1, "description": "action: {parameter: value}",
