@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -124,6 +125,25 @@ def write_atomic(path: str, data: bytes) -> bool:
         return True
     except OSError:
         return False
+
+
+def read_json(path: str | None) -> Any:
+    """A JSON cache entry's document, or None when there is none, the run reads no cache
+    (`--fresh`), or it cannot be read (then it is recomputed). JSON only: no file is ever
+    deserialised in a way that can run code."""
+    if path is None or not reads_allowed() or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def write_json(path: str | None, doc: Any) -> None:
+    """Write a JSON cache entry whole or not at all (`write_atomic`)."""
+    if path is not None:
+        write_atomic(path, json.dumps(doc, sort_keys=True).encode())
 
 
 def stable(value: Any) -> Any:

@@ -262,11 +262,14 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 
 
 def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None) -> None:
-    """The growth re-check of every filed finding (outcomes attached to the results), in up to
-    `jobs` worker processes (`pool`'s when given)."""
+    """The growth re-check of every filed finding and its re-check with the invented numbers at
+    other plausible values (outcomes attached to the results), in up to `jobs` worker processes
+    (`pool`'s when given)."""
     from checker.analysis.growth import growth_checks
+    from checker.analysis.invented import value_checks
 
     growth_checks(results, max_states, timeout, jobs=jobs, pool=pool)
+    value_checks(results, max_states, timeout, pool=pool)
 
 
 def _interactions(results: list) -> list:

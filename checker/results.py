@@ -11,6 +11,7 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, Property
 from checker.lang.property_kinds import KINDS
 from checker.trace import Trace
+from checker.value_check import ValueCheck
 from checker.verdict import EngineName, Status
 
 STATUSES = tuple(Status)
@@ -36,6 +37,7 @@ class Result:
     witness_of: BoundProperty | None = None  # the property the witness paths are replayed against
     _witnesses: list[Trace] | None = field(default=None, repr=False)
     growth: tuple[GrowthCheck, ...] = ()  # the growth re-checks of the findings this failure shows
+    values: tuple[ValueCheck, ...] = ()  # the re-checks of those findings with invented numbers at other plausible values
     reused: bool = False  # the verdict came from the verdict cache: nothing was explored for it in this run
     # a run over free constants or readings: "every" configuration, or "some" (`config`); "" for one
     quantifier: str = ""

@@ -50,7 +50,6 @@ seed and budget, so an unchanged game pays once.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, replace
 from typing import Any
@@ -365,9 +364,18 @@ class _Run:
     search_spent: int = 0  # the states the seeded search spent, whether or not it met a violation
 
 
-def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | None = None) -> _Run:
+def recheck_at(result: Result, config: Config, budget: Budget) -> tuple[Outcome, str, int]:
+    """The representative's property decided under another configuration that is not a larger
+    game (an invented number at another value): (outcome, how the run ended, states). Unlike a
+    growth, a game with fewer states that satisfies the property is an answer here."""
+    run = _run(result, config, budget, larger=False)
+    return run.outcome, run.reason, run.states
+
+
+def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | None = None, larger: bool = True) -> _Run:
     """Decide the representative's property under a larger configuration (alone, or in the
-    group's shared run where that gives the same verdict)."""
+    group's shared run where that gives the same verdict); `larger=False`: under another
+    configuration, where holding in fewer states still counts."""
     from checker.runner import CheckOptions, check_config
 
     # Stopped at the first violation, in either back-end (`Budget.stop_when_decided`; `auto`
@@ -382,7 +390,7 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
     if grown.status == result.status:
         return _Run(Outcome.SURVIVES, grown.bound, grown.states)
     if grown.status == "holds" and grown.proof:  # exhaustive, or a `reachable` witness found
-        if grown.bound == "exhaustive" and grown.states < result.states:
+        if larger and grown.bound == "exhaustive" and grown.states < result.states:
             return _Run(Outcome.NOT_RECHECKED, f"it holds, but in a smaller game ({grown.states:,} states against {result.states:,} with the checked bounds), "
                         "which says nothing about the finding", grown.states)
         if not _premise_reached(result, config, budget):
@@ -438,23 +446,12 @@ def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, bu
 
 
 def _read(path: str | None) -> GrowthCheck | None:
-    if path is None or not caches.reads_allowed() or not os.path.isfile(path):
-        return None
+    doc = caches.read_json(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            return GrowthCheck.from_json(json.load(handle))
-    except (OSError, ValueError, KeyError, TypeError):
+        return GrowthCheck.from_json(doc) if doc is not None else None
+    except (ValueError, KeyError, TypeError):
         return None  # an unreadable cache entry is recomputed
 
 
 def _write(path: str | None, check: GrowthCheck) -> None:
-    if path is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump(check.to_json(), handle, sort_keys=True)
-        os.replace(partial, path)
-    except OSError:
-        pass  # a cache that cannot be written is skipped
+    caches.write_json(path, check.to_json())

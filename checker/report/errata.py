@@ -155,9 +155,11 @@ def consequence(entry: FindingEvidence, results: list[Result]) -> str:
     total = combinations(results)
     words = SEVERITY_WORDS.get(entry.severity, entry.severity)
     detail = "; ".join(said) if said else ", ".join(f"`{pid}` breaks" for pid in entry.property_ids)
+    depends = "".join(f"; depends on the assumed value of `{v.constant}` (not in the document; it vanishes at {', '.join(map(str, v.vanishes_at))})"
+                      for v in entry.values if v.depends)
     if detail.lower() == words.lower():
-        return f"{words} (in {shown} of {total} combinations)"
-    return f"{words}: {detail} (in {shown} of {total} combinations)"
+        return f"{words} (in {shown} of {total} combinations){depends}"
+    return f"{words}: {detail} (in {shown} of {total} combinations){depends}"
 
 
 def _cell(text: str) -> str:

@@ -193,6 +193,8 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         lines += ["**Questions it answers:** " + "; ".join(f"[{questions[q].question}](#{q})" if q in questions else f"`{q}`" for q in asked), ""]
     if entry.growth is not None:
         lines += [f"**Growth re-check** (the model's bounds one step larger): {entry.growth.words()}.", ""]
+    for check in entry.values:
+        lines += [f"**Invented number re-checked:** {check.words()}.", ""]
     lines += _where_it_shows(entry, results) + [""]
     lines += _evidence(entry)
     return lines

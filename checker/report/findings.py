@@ -35,6 +35,7 @@ from checker.lang.model import Model
 from checker.lang.properties import bind
 from checker.lang.property_kinds import GAME_BREAKING, KINDS
 from checker.results import Result
+from checker.value_check import ValueCheck
 
 SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")
 FAILING = ("fails", "error")
@@ -53,6 +54,7 @@ class FindingEvidence:
     severity: str = ""
     severity_reason: str = ""
     growth: GrowthCheck | None = None  # the growth re-check of a filed finding, when one ran
+    values: tuple[ValueCheck, ...] = ()  # its re-checks with invented numbers at other plausible values
 
     @property
     def unfiled(self) -> bool:
@@ -128,6 +130,7 @@ def group_findings(results: list[Result], findings: list[SuiteFinding]) -> list[
         out.append(FindingEvidence(f"unfiled-{pid}", unfiled_title(shown[0]), unfiled_class(shown, results), None, shown))
     for entry in out:
         entry.growth = next((g for r in entry.results for g in r.growth if g.finding == entry.id), None)
+        entry.values = tuple(dict.fromkeys(v for r in entry.results for v in r.values if v.finding == entry.id))
         entry.severity, entry.severity_reason = severity(entry)
     rank = {s: i for i, s in enumerate((*SEVERITIES, NOT_A_DEFECT))}
     return sorted(out, key=lambda e: (rank[e.severity], e.unfiled))  # stable: the suite's order within a rank

@@ -35,6 +35,7 @@ def result_json(result: Result) -> dict[str, Any]:
         "trace": to_json(result.trace) if result.trace else None,
         "witnesses": [to_json(w) for w in result.witnesses],
         "growth": [{"finding": g.finding, "outcome": str(g.outcome)} for g in result.growth],
+        "values": [v.to_json() for v in result.values],
     }
 
 

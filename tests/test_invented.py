@@ -1,0 +1,85 @@
+"""A finding that rests on a number the document never prints is re-checked at the other
+plausible values of that number, and the page says it depends on the assumed value."""
+
+from __future__ import annotations
+
+import os
+
+from checker.analysis.growth import growth_checks
+from checker.analysis.invented import value_checks, values_to_try
+from checker.growth_check import Outcome
+from checker.lang.build import load_model
+from checker.report.errata import errata_pages
+from checker.runner import CheckOptions, check_paths
+from tests.symbolic_support import write_game
+
+# A hand of three may only be laid under the cap; the document prints no cap, and the modeller
+# chose 2, at which nobody can ever lay it (a stuck game). At the plausible 4 or 6 it can always be
+# laid. The second rule (a hand of seven) is stuck at every plausible cap: that finding stands.
+CAP = """\
+game: Cap
+id: m
+players: [a]
+constants:
+  cap: {type: int, range: [0, 9], default: 2, document: none, plausible: [2, 6]}
+state: {size: "int[0..7]", laid: bool}
+init: {size: {choose: [3, 7]}, laid: false}
+terminal: laid
+actions:
+  lay: {by: a, when: "not laid and size <= cap", do: {laid: true}, rule: r-1}
+"""
+
+PROPERTIES = """\
+- id: small-hand-laid
+  kind: invariant
+  says: A hand of three can always be laid.
+  expr: "laid or size != 3 or size <= cap"
+  expect: fails
+- id: big-hand-laid
+  kind: invariant
+  says: A hand of seven can always be laid.
+  expr: "laid or size != 7 or size <= cap"
+  expect: fails
+"""
+
+FINDINGS = """\
+findings:
+  - id: small-cap
+    title: A hand of three can never be laid
+    class: gap
+    scenario: The cap is two and the hand is three.
+    proposed: Print the cap.
+    properties: [small-hand-laid]
+  - id: big-hand
+    title: A hand of seven can never be laid
+    class: gap
+    scenario: The hand is seven.
+    proposed: Let a hand be split.
+    properties: [big-hand-laid]
+"""
+
+
+def test_the_values_tried_are_the_ends_and_middle_of_the_plausible_range_but_the_checked_one(tmp_path):
+    model = load_model(write_game(str(tmp_path), "cap", CAP))
+    assert values_to_try(model.constants["cap"], 2) == (4, 6)
+    assert values_to_try(model.constants["cap"], 4) == (2, 6)
+
+
+def test_a_finding_that_vanishes_at_a_plausible_value_is_published_as_depending_on_it(tmp_path):
+    write_game(str(tmp_path), "cap", CAP, PROPERTIES)
+    with open(os.path.join(str(tmp_path), "properties", "cap.yaml"), "a") as handle:
+        handle.write(FINDINGS)
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    growth_checks(results, 100_000, 60.0, cache_dir=None)
+    checks = {c.finding: c for c in value_checks(results, 100_000, 60.0, cache_dir=None)}
+    small, big = checks["small-cap"], checks["big-hand"]
+    assert [(t.value, t.outcome) for t in small.tried] == [(4, Outcome.VANISHES), (6, Outcome.VANISHES)]
+    assert small.depends and small.vanishes_at == (4, 6)
+    assert [(t.value, t.outcome) for t in big.tried] == [(4, Outcome.SURVIVES), (6, Outcome.SURVIVES)] and not big.depends
+    main, details = errata_pages("cap", results)
+    table = main.split("## Findings", 1)[1].split("###", 1)[0]
+    small_row = next(line for line in table.splitlines() if "three can never" in line)
+    big_row = next(line for line in table.splitlines() if "seven can never" in line)
+    assert "depends on the assumed value of `cap` (not in the document; it vanishes at 4, 6)" in small_row
+    assert "depends on the assumed value" not in big_row
+    assert "**Invented number re-checked:** `cap` (not in the document; checked at 2, plausible 2 to 6)" in details
