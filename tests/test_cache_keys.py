@@ -20,7 +20,6 @@ from checker import caches, verdict_cache
 from checker.analysis import growth
 from checker.lang import compile_cache
 from checker.lang.build import load_model
-from checker.lang.compile import CompiledModel
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
 from checker.report import reading_impact
 from checker.runner import CheckOptions, check_paths
@@ -65,26 +64,25 @@ def game(tmp_path: Path) -> Path:
 
 def keys(root: Path, options: CheckOptions | None = None) -> dict[str, str | None]:
     """Every cache's key for the variant's default configuration, loaded afresh from disk."""
+    from checker.analysis import invented
     from checker.engines.explicit import Budget
-    from checker.engines.native import engine, program_cache, unavailable_reason
+    from checker.engines.native import program_cache
     from checker.results import Result
 
     path = str(root / "models" / "g" / "v.yaml")
     model = load_model(path)
     config = model.default_config()
     props = [bind(p, model) for p in properties_for(model, load_suite(suite_path(path)))]
-    compiled = CompiledModel(model, config, lazy=True)
     result = Result(model=model, prop=props[0].prop, config=config, status="holds", engine="explicit", bound="exhaustive", expected="holds")  # type: ignore[arg-type]
     out: dict[str, str | None] = {
         "verdicts": verdict_cache.key(model, config, props, options or CheckOptions()),
         "python code": compile_cache.cache_key(model, config),
         "program": program_cache._key(model, config, props),
         "growth": growth._cache_path("dir", "f", result, growth.Growth({}, (), (), 0), Budget(100, 1.0)),
+        "invented values": invented._cache_path("dir", "f", result, "n", Budget(100, 1.0)),
         "readings": reading_impact._content_key([model]),
         "readings verdicts": reading_impact._verdicts_key([result]),
     }
-    if unavailable_reason() is None:
-        out["native index"] = engine._index_path(compiled, props)
     return out
 
 
@@ -123,9 +121,8 @@ def test_an_edit_of_the_suite_changes_the_keys_of_what_depends_on_its_properties
     suite = game / "properties" / "g.yaml"
     suite.write_text(suite.read_text().replace("n <= 3", "n <= 4"))
     after = keys(game)
-    for name in ("verdicts", "program", "growth", "native index", "readings verdicts"):
-        if name in before:
-            assert before[name] != after[name], name
+    for name in ("verdicts", "program", "growth", "invented values", "readings verdicts"):
+        assert before[name] != after[name], name
     assert before["python code"] == after["python code"]  # the successor code reads no property
 
 

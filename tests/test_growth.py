@@ -160,7 +160,9 @@ def test_a_finding_that_vanishes_with_one_more_card_is_labelled_a_bound_artefact
 def test_the_errata_page_junit_and_sarif_label_the_artefact(toy):
     run = rulecheck("check", "models/toy", "--jobs", "1", "--junit", "out.xml", "--sarif", "out.sarif", cwd=str(toy))
     assert run.returncode == 0, run.stderr
-    page = (toy / "docs" / "errata" / "toy.md").read_text()
+    main = (toy / "docs" / "errata" / "toy.md").read_text()
+    assert "Nobody can draw two cards" not in main and "come from the bounds of the check, not from the text" in main
+    page = (toy / "docs" / "errata" / "toy-details.md").read_text()  # each finding's growth re-check is on the details page
     defects, artefacts = page.split("## Failures that are not defects of the text")
     assert "Nobody can draw two cards" in artefacts and "Nobody can draw two cards" not in defects
     assert "**Growth re-check** (the model's bounds one step larger): vanishes:" in artefacts

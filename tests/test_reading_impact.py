@@ -213,17 +213,17 @@ def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):
     from checker.report import reading_impact
 
     model = load_model(COIN)
-    first = reading_impact.cached_readings_section([model], [], str(tmp_path))
+    first = reading_impact.cached_readings([model], [], str(tmp_path))
     assert len(list(tmp_path.iterdir())) == 1
 
     def no_analysis(*args, **kwargs):
         raise AssertionError("the cached section should have been used")
 
     monkeypatch.setattr(reading_impact, "analyse_for_errata", no_analysis)
-    assert reading_impact.cached_readings_section([model], [], str(tmp_path)) == first
+    assert reading_impact.cached_readings([model], [], str(tmp_path)) == first
     other = load_model(TRAP)
     with pytest.raises(AssertionError):
-        reading_impact.cached_readings_section([other], [], str(tmp_path))
+        reading_impact.cached_readings([other], [], str(tmp_path))
 
 
 def test_divergence_scenarios_show_the_state_as_narratives_do(tmp_path):

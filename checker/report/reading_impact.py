@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import json
 import os
 import threading
 from collections import defaultdict
@@ -90,19 +89,18 @@ def cached_readings(models: list[Model], results: list[Result], cache_dir: str =
     Stored as JSON, read back as data. `prepared`: the analysis already made (`ReadingsAhead`),
     used when nothing is cached."""
     path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.json")
-    if caches.reads_allowed() and os.path.isfile(path):
+    stored = caches.read_json(path)
+    if stored is not None:
         try:
-            with open(path, encoding="utf-8") as handle:
-                stored = json.load(handle)
             return ReadingsPart([str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]], [str(w) for w in stored["never_help"]])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
             pass  # an unreadable entry is computed again
     impacts, rechecks = prepared if prepared is not None else (None, None)
     if impacts is None:
         impacts = analyse_for_errata(models, None, jobs)
     lines, rows = readings(models, results, impacts, jobs=jobs, rechecks=rechecks)
     never = [f"in `{mi.model.id}`: {words}" for mi in impacts for words in mi.impact.never_help]
-    caches.write_atomic(path, json.dumps({"section": lines, "summary": [row.to_json() for row in rows], "never_help": never}).encode())
+    caches.write_json(path, {"section": lines, "summary": [row.to_json() for row in rows], "never_help": never})
     return ReadingsPart(lines, rows, never)
 
 
