@@ -43,3 +43,17 @@ def related_pairs(model: Model) -> list[tuple[str, str]]:
     """Pairs of readings that share a clause or a slot, in declaration order."""
     prints = {name: footprint(model, name) for name in model.readings}
     return [(a, b) for a, b in itertools.combinations(model.readings, 2) if prints[a][0] & prints[b][0] or prints[a][1] & prints[b][1]]
+
+
+def gating_partners(model: Model, reading: str) -> list[str]:
+    """The readings that may decide whether `reading` matters at all: those that interpret a
+    clause it interprets, or that an action consulting it consults too (a count-out rule the
+    other reading switches on). An option of `reading` that changes nothing may change something
+    once one of these is at another option; slot sharing alone (`related_pairs`) would pair
+    nearly every reading of a game through its phase."""
+    def consulting(name: str) -> set[str]:
+        return {a.name for a in model.actions.values() if name in a.only or any(isinstance(n, ReadingRef) and n.name == name for e in _action_exprs(a) for n in walk(e))}
+
+    mine, actions = set(model.readings[reading].clauses), consulting(reading)
+    return [other for other in model.readings if other != reading
+            and (mine & set(model.readings[other].clauses) or actions & consulting(other))]

@@ -18,7 +18,7 @@ import numpy as np
 from checker.analysis.classify import classify, most_severe
 from checker.analysis.divergence import Divergence, find_divergence
 from checker.analysis.dominated import dominated_choices
-from checker.analysis.footprint import related_pairs
+from checker.analysis.footprint import gating_partners, related_pairs
 from checker.analysis.outcomes import NEVER, Impact, analyse, outcome_labels
 from checker.analysis.statespace import StateSpace, explore_space
 from checker.lang.compile import CompiledModel
@@ -35,6 +35,18 @@ class Settings:
 
 
 @dataclass
+class PairedEffect:
+    """What a moot option does once a reading that gates it is at another option: the
+    partner's option set in both games, the moot option's own against it."""
+
+    partner: tuple[str, str]  # (reading, option) set beside it
+    divergence: Divergence
+    impact: Impact | None
+    classification: str
+    reasons: list[str]
+
+
+@dataclass
 class OptionImpact:
     reading: str
     option: str
@@ -43,6 +55,10 @@ class OptionImpact:
     impact: Impact | None
     classification: str
     reasons: list[str]
+    # a moot option re-checked beside each option of the readings that gate it (`moot_in_pairs`):
+    # how many such combinations, and those where it is not moot
+    pairs_checked: int = 0
+    paired: list[PairedEffect] = field(default_factory=list)
 
 
 @dataclass
@@ -216,6 +232,33 @@ def effect(base: Impact, alt: Impact | None) -> set[str]:
             if abs(a - b) > 1e-9:
                 out.add(f"{name} {'more' if b > a else 'less'} likely")
     return out
+
+
+def moot_in_pairs(impacts: list[ModelImpact], settings: Settings) -> None:
+    """Re-check every moot option of a consulted reading beside each other option of the
+    readings that gate it (`footprint.gating_partners`): a verdict of "no effect" with the
+    other readings at their defaults is only published as such when it holds in every one of
+    these combinations too (a lone player's count-out rule is moot while count outs are off).
+    The effects found are kept on the option (`OptionImpact.paired`)."""
+    for mi in impacts:
+        singles = {(o.reading, o.option): o for r in mi.readings for o in r.options}
+        for moot in (o for o in singles.values() if o.classification == "moot" and o.divergence is not None):
+            for partner in gating_partners(mi.model, moot.reading):
+                for option in mi.model.readings[partner].options:
+                    if option == mi.baseline.readings[partner]:
+                        continue
+                    beside = mi.baseline.with_readings({partner: option})
+                    both = beside.with_readings({moot.reading: moot.option})
+                    divergence = find_divergence(mi.model, beside, both, settings.max_states, settings.timeout)
+                    moot.pairs_checked += 1
+                    if not divergence.found:
+                        continue
+                    alone = singles[(partner, option)]
+                    base = alone.impact if alone.impact is not None else mi.impact  # no divergence of its own: the default's game
+                    impact = impact_of(mi.model, both, settings)
+                    label, reasons = classify(divergence, base, impact)
+                    if label != "moot":
+                        moot.paired.append(PairedEffect((partner, option), divergence, impact, label, reasons))
 
 
 def pair_impacts(model: Model, result: ModelImpact, settings: Settings) -> list[PairImpact]:

@@ -17,9 +17,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from checker import caches
-from checker.analysis.classify import most_severe
+from checker.analysis.classify import ORDER, most_severe
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import ModelImpact, OptionImpact, Plan, Settings, analyse_models, assemble, explore_item, plan_models
+from checker.analysis.impact import (
+    ModelImpact,
+    OptionImpact,
+    Plan,
+    Settings,
+    analyse_models,
+    assemble,
+    explore_item,
+    moot_in_pairs,
+    plan_models,
+)
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.analysis.warm import warm_loops
@@ -51,7 +61,10 @@ Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth]]  
 def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
     """The impact analysis of every checked (non-abstract) model, for `readings_section`
     (explored in up to `jobs` worker processes)."""
-    return analyse_models([m for m in models if not m.abstract], settings or Settings(), jobs)
+    settings = settings or Settings()
+    impacts = analyse_models([m for m in models if not m.abstract], settings, jobs)
+    moot_in_pairs(impacts, settings)
+    return impacts
 
 
 @dataclass(frozen=True)
@@ -175,6 +188,7 @@ class ReadingsAhead:
             warm_loops(model, base)
         for folder, paths, plans, handles in self.games:
             impacts = assemble(plans, collect(handles), self.settings)
+            moot_in_pairs(impacts, self.settings)
             self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
 
     def _prepare_keeping_error(self) -> None:
@@ -270,6 +284,8 @@ def _consequence(name: str, option: str, per_model: list[tuple[ModelImpact, Opti
     if not by_class:
         return "none at larger bounds: an artefact of the checked ones"
     worst = most_severe(list(by_class))
+    if worst == "moot":
+        return _moot_consequence(per_model)
     words = CONSEQUENCE_WORDS[worst]
     if worst == "outcome-changing":
         reasons = [r for mi, o in per_model if o.classification == worst for r in o.reasons]
@@ -281,6 +297,20 @@ def _consequence(name: str, option: str, per_model: list[tuple[ModelImpact, Opti
     models_with = by_class[worst]
     where = "" if len(models_with) == len(per_model) else " (in " + ", ".join(f"`{m}`" for m in models_with) + ")"
     return words + where
+
+
+def _moot_consequence(per_model: list[tuple[ModelImpact, OptionImpact]]) -> str:
+    """A moot option's consequence: none, with how far that was checked, or what it does once a
+    reading that gates it is at another option (the pairs `moot_in_pairs` re-checked)."""
+    paired = [(mi, p) for mi, o in per_model for p in o.paired]
+    if paired:
+        worst = most_severe([p.classification for _, p in paired])
+        shown = next(p for _, p in paired if p.classification == worst)
+        where = sorted({f"`{mi.model.id}`" for mi, p in paired if p.classification == worst})
+        return (f"no effect with the other readings at their defaults; with `{shown.partner[0]}={shown.partner[1]}` it "
+                f"{CONSEQUENCE_WORDS[worst]}" + ("" if len(where) == len(per_model) else f" (in {', '.join(where)})"))
+    checked = sum(o.pairs_checked for _, o in per_model)
+    return CONSEQUENCE_WORDS["moot"] + (f" (also beside each of the {checked} other option(s) of the readings that gate it)" if checked else "")
 
 
 def _largest_shift(base: Impact, alt: Impact | None) -> float:
@@ -305,6 +335,12 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
             label = "moot with the checked bounds only" if recheck.moot else f"bound artefact ({o.classification} with the checked bounds only)"
         growth = f"; growth re-check: {recheck.words()}" if recheck is not None else ""
         lines.append(f"- {where}**{label}**: {'; '.join(o.reasons)}{growth}")
+    for mi, o in per_model:
+        where = f"in `{mi.model.id}`, " if several else ""
+        if o.pairs_checked and not o.paired:
+            lines.append(f"- {where}beside each of the {o.pairs_checked} other option(s) of the readings that gate it: still moot")
+        for paired in o.paired:
+            lines.append(f"- {where}with `{paired.partner[0]}={paired.partner[1]}`: **{CLASS_TEXT[paired.classification]}**: {'; '.join(paired.reasons)}")
     verdicts = _verdict_changes(name, option, by_prop, several)
     if verdicts:
         lines.append(f"- property verdicts: {'; '.join(verdicts)}")
@@ -315,6 +351,15 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
         lines += _scenario(mi, o, several)
         if o.impact is not None:
             lines += _impact_table(mi.impact, o.impact, "default", o.config.reading_label(mi.model))
+    pairs = [(mi, p) for mi, o in per_model for p in o.paired]
+    if pairs:  # the play that shows the moot option mattering beside its partner, and both games compared
+        mi, p = min(pairs, key=lambda item: (ORDER.index(item[1].classification), item[1].divergence.steps, item[0].model.id))
+        beside = f"{p.partner[0]}={p.partner[1]}"
+        lines += scenario_lines(p.divergence, f" with `{beside}`" + (f" in `{mi.model.id}`" if several else ""))
+        alone = next((o for r in mi.readings for o in r.options if (o.reading, o.option) == p.partner), None)
+        base = alone.impact if alone is not None and alone.impact is not None else mi.impact
+        if p.impact is not None:
+            lines += _impact_table(base, p.impact, beside, f"{beside},{name}={option}")
     return lines
 
 
