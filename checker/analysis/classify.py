@@ -17,7 +17,7 @@ The most severe class of a reading's options is the reading's class.
 from __future__ import annotations
 
 from checker.analysis.divergence import Divergence
-from checker.analysis.outcomes import NEVER, UNFINISHED, Impact
+from checker.analysis.outcomes import NEVER, POLICIES, UNFINISHED, Impact
 
 ORDER = ("game-breaking", "outcome-changing", "odds-shifting", "rules-visible", "moot")
 TOLERANCE = 1e-9
@@ -57,6 +57,10 @@ def classify(divergence: Divergence, base: Impact | None, alt: Impact | None, un
         changing.append("which side can force a win changes")
     shifts = _shifts(base.probabilities or {}, alt.probabilities or {})
     odds = [f"outcome odds change (largest shift {_largest(base.probabilities or {}, alt.probabilities or {})}): " + ", ".join(shifts)] if shifts else []
+    for policy in POLICIES:  # the same players choosing as a sensible player would (`outcomes.POLICIES`)
+        b, a = base.by_policy.get(policy), alt.by_policy.get(policy)
+        if b is not None and a is not None and _shifts(b, a):
+            odds.append(f"with {policy} players, outcome odds change (largest shift {_largest(b, a)}): " + ", ".join(_shifts(b, a)))
     if changing:
         return "outcome-changing", changing + odds
     if odds:

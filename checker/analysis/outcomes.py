@@ -66,6 +66,9 @@ class Impact:
     forced_note: str = ""
     never_help: list[str] = field(default_factory=list)  # the players' choices that never help them (`dominated`), in words
     never_help_note: str = ""  # why they were not looked for
+    # the outcome probabilities under the other policies (`POLICIES`), exact like `probabilities`:
+    # players who take a winning move when they have one, or who avoid moves that leave them no win
+    by_policy: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {
@@ -78,6 +81,7 @@ class Impact:
             "method": self.method,
             "forced_wins": [{"side": f.side, "chance_adversarial": f.chance_adversarial, "chance_cooperative": f.chance_cooperative} for f in self.forced],
             "forced_note": self.forced_note,
+            "by_policy": {policy: {k: round(v, 9) for k, v in sorted(odds.items())} for policy, odds in self.by_policy.items()},
         }
 
 
@@ -120,7 +124,35 @@ def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Imp
     impact.probabilities = probabilities(space, labels)
     impact.method = "exact: absorbing Markov chain, sparse LU solve (every mover equally likely, chance by weight, players uniform)"
     impact.forced, impact.forced_note = forced_wins(space, labels)
+    for policy, prefer in policy_preferences(space, labels).items():
+        impact.by_policy[policy] = probabilities(space, labels, prefer)
     return impact
+
+
+# The sensible players the odds are also computed for, beside the uniform one: at each of their
+# turns they choose uniformly among the moves they prefer, or among all when they prefer none.
+POLICIES = {
+    "greedy": "takes a move that wins the game at once when there is one",
+    "cautious": "avoids a move after which no play leads to their win, while another move keeps one",
+}
+
+
+def policy_preferences(space: StateSpace, labels: _Coded) -> dict[str, np.ndarray]:
+    """Per policy, a boolean per stored move: the moves its players prefer (`POLICIES`), from
+    the recorded graph alone. Empty where the outcome names no winning player."""
+    model = space.compiled.model
+    players = list(model.domains["player"].members or ()) if "player" in model.domains else []
+    wins = win_labels(players, set(labels.names))
+    if not any(wins.values()):
+        return {}
+    edges = space.starts[space.expanded]
+    movers = np.frombuffer(space.movers, dtype=np.int32)[:edges].astype(np.int64)
+    target = np.frombuffer(space.targets, dtype=np.int32)[:edges].astype(np.int64)
+    goal = np.array([labels.per_node([name in wins[p] for name in labels.names], False).astype(bool) for p in players])
+    can_win = np.array([reaches_goal(space, row) for row in goal])
+    player_move = movers >= 0
+    mover = np.where(player_move, movers, 0)
+    return {"greedy": player_move & goal[mover, target], "cautious": player_move & can_win[mover, target]}
 
 
 def _reaches(space: StateSpace, goals: np.ndarray) -> np.ndarray:
@@ -153,12 +185,14 @@ def longest_play(space: StateSpace) -> tuple[int | None, bool]:
     return (max(longest[n] for n in starts) if starts else 0), False
 
 
-def edge_probabilities(space: StateSpace) -> tuple[np.ndarray, np.ndarray]:
+def edge_probabilities(space: StateSpace, prefer: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Every stored move's probability under the stated policy (each mover present at the node
     equally likely to go first; chance by weight, the rules and players uniformly), and the
     order the solve adds them in: node by node, movers in order of first appearance, then edge
     order. Vectorised (a Python loop per node cost seconds per configuration); the order keeps
-    the floating-point sums, hence the published odds, as the node-by-node loop had them."""
+    the floating-point sums, hence the published odds, as the node-by-node loop had them.
+    `prefer` (a boolean per move, `policy_preferences`): a player with a preferred move at a node
+    chooses uniformly among those only."""
     edges = space.starts[space.expanded]
     counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
     source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)
@@ -170,9 +204,12 @@ def edge_probabilities(space: StateSpace) -> tuple[np.ndarray, np.ndarray]:
     movers_here = np.bincount(source[first], minlength=space.expanded)
     share = 1.0 / movers_here[source]
     chance = movers == CHANCE
-    in_group = np.bincount(group)[group]
+    kept = np.ones(edges, dtype=bool)
+    if prefer is not None:  # a player with a preferred move here keeps only those
+        kept = ~(np.bincount(group, weights=prefer.astype(np.float64))[group] > 0) | prefer | chance
+    in_group = np.bincount(group, weights=kept.astype(np.float64))[group]
     total = np.bincount(group, weights=np.where(chance, weights, 0).astype(np.float64))[group]  # exact: integer sums
-    p = np.where(chance, share * weights / np.where(chance, total, 1.0), share / in_group)
+    p = np.where(chance, share * weights / np.where(chance, total, 1.0), np.where(kept, share / np.maximum(in_group, 1.0), 0.0))
     return p, np.lexsort((np.arange(edges), first[group]))
 
 
@@ -200,8 +237,9 @@ class _Coded:
         return self.names[code] if code >= 0 else None
 
 
-def probabilities(space: StateSpace, labels: _Coded) -> dict[str, float]:
-    """Probability of each outcome (and of never ending) from a uniformly chosen initial state."""
+def probabilities(space: StateSpace, labels: _Coded, prefer: np.ndarray | None = None) -> dict[str, float]:
+    """Probability of each outcome (and of never ending) from a uniformly chosen initial state
+    (with `prefer`, under that policy: `edge_probabilities`)."""
     ends = labels.codes >= 0
     reaches_end = _reaches(space, np.flatnonzero(ends))
     transient = np.flatnonzero(reaches_end & ~ends)
@@ -210,7 +248,7 @@ def probabilities(space: StateSpace, labels: _Coded) -> dict[str, float]:
     names = sorted(labels.names)
     column = {name: i for i, name in enumerate(names)}
     label_column = labels.per_node([column[name] for name in labels.names], -1).astype(np.int64)
-    p, order = edge_probabilities(space)
+    p, order = edge_probabilities(space, prefer)
     counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
     source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)[order]
     target = np.frombuffer(space.targets, dtype=np.int32)[: order.size].astype(np.int64)[order]

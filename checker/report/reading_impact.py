@@ -30,7 +30,7 @@ from checker.analysis.impact import (
     moot_in_pairs,
     plan_models,
 )
-from checker.analysis.outcomes import Impact
+from checker.analysis.outcomes import POLICIES, Impact
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.analysis.warm import warm_loops
 from checker.dispatch import Handle, Pool, collect, submit_all
@@ -235,7 +235,7 @@ def readings(
         "divergence scenario, replayed in the reference interpreter under both), and compares what can "
         "happen under each (the impact table). Probabilities assume a stated policy: at each position every "
         "mover with a legal move is equally likely to go next, chance follows its weights, players choose "
-        "uniformly among their moves.",
+        "uniformly among their moves; the odds are also computed with " + "; and with ".join(f"{p} players (one who {words})" for p, words in POLICIES.items()) + ".",
         "",
     ]
     for name, reading in readings.items():
@@ -288,12 +288,13 @@ def _consequence(name: str, option: str, per_model: list[tuple[ModelImpact, Opti
         return _moot_consequence(per_model)
     words = CONSEQUENCE_WORDS[worst]
     if worst == "outcome-changing":
-        reasons = [r for mi, o in per_model if o.classification == worst for r in o.reasons]
+        reasons = [r for mi, o in per_model if o.classification == worst for r in o.reasons if "odds change" not in r]
         if reasons and all("force a win" in r for r in reasons):
             words = "changes who can force a win"
     elif worst == "odds-shifting":
-        points = max(_largest_shift(mi.impact, o.impact) for mi, o in per_model if o.classification == worst)
-        words = f"changes the odds by about {points:.0f} points" if points >= 1 else "changes the odds by under a point"
+        shifting = [(mi, o) for mi, o in per_model if o.classification == worst]
+        words = _odds_words(max(_largest_shift(mi.impact, o.impact) for mi, o in shifting),
+                            {policy: max(_largest_shift(mi.impact, o.impact, policy) for mi, o in shifting) for policy in POLICIES})
     models_with = by_class[worst]
     where = "" if len(models_with) == len(per_model) else " (in " + ", ".join(f"`{m}`" for m in models_with) + ")"
     return words + where
@@ -313,12 +314,27 @@ def _moot_consequence(per_model: list[tuple[ModelImpact, OptionImpact]]) -> str:
     return CONSEQUENCE_WORDS["moot"] + (f" (also beside each of the {checked} other option(s) of the readings that gate it)" if checked else "")
 
 
-def _largest_shift(base: Impact, alt: Impact | None) -> float:
-    """The largest move of an outcome's probability, in percentage points (0 without both)."""
-    if alt is None or base.probabilities is None or alt.probabilities is None:
+def _odds_words(uniform: float, by_policy: dict[str, float]) -> str:
+    """How far the odds move, in whole points: with uniform players, then with the sensible
+    players of `outcomes.POLICIES` where they were computed."""
+    def points(shift: float) -> str:
+        return f"about {shift:.0f} points" if shift >= 1 else "under a point"
+
+    others = [f"{points(shift)} with {policy} players" for policy, shift in by_policy.items() if shift > 0]
+    return f"changes the odds by {points(uniform)}" + (f" ({'; '.join(others)})" if others else "")
+
+
+def _largest_shift(base: Impact, alt: Impact | None, policy: str = "") -> float:
+    """The largest move of an outcome's probability, in percentage points (0 without both),
+    with uniform players or under `policy`."""
+    if alt is None:
         return 0.0
-    names = set(base.probabilities) | set(alt.probabilities)
-    return max((abs(base.probabilities.get(n, 0.0) - alt.probabilities.get(n, 0.0)) * 100 for n in names), default=0.0)
+    before = base.by_policy.get(policy) if policy else base.probabilities
+    after = alt.by_policy.get(policy) if policy else alt.probabilities
+    if before is None or after is None:
+        return 0.0
+    names = set(before) | set(after)
+    return max((abs(before.get(n, 0.0) - after.get(n, 0.0)) * 100 for n in names), default=0.0)
 
 
 def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]],
