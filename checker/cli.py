@@ -167,9 +167,10 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--witnesses", type=click.IntRange(min=1), default=None, metavar="N", help="Keep up to N witnesses of each `reachable` that holds (shortest plays to different states) and write them with the traces; without it one is kept and written only for properties with `witness: true`.")
 @click.option("--no-symmetry", is_flag=True, help="Explore every state of models that declare `symmetric` domains, not one per renaming.")
 @click.option("--no-growth", is_flag=True, help="Skip the growth re-check (each filed finding re-checked with the model's marked bounds one step larger).")
+@click.option("--no-document-size", is_flag=True, help="Skip playing each filed finding at the document's size (its scaled constants at the values the document prints).")
 @click.option("--fresh", is_flag=True, help="Read no cache of any kind: every verdict, fact, growth re-check, Readings section, generated code and program is computed again (and cached again for the next run).")
 @guarded
-def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool, fresh: bool) -> None:
+def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, depth: int, free_constants: bool, free_readings: bool, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...], fmt: str, verbose: bool, out: str, no_write: bool, itf: bool, errata_dir: str, jobs: int, backend: str, cluster: str | None, junit_path: str | None, sarif_path: str | None, baseline_path: str | None, fail_on: str, html_dir: str | None, witnesses: int | None, no_symmetry: bool, no_growth: bool, no_document_size: bool, fresh: bool) -> None:
     """Check models against their properties (default: every model under models/).
 
     Each filed finding is then re-checked with the bounds its model marks (`bound: true`) one
@@ -214,7 +215,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
         results = _run_checks(games, options, pool, readings)
         scenarios = play_scenarios(games, options) if not only else []
         if not no_growth:
-            _growth(results, max_states, timeout, options.jobs, pool)
+            _growth(results, max_states, timeout, options.jobs, pool, document_size=not no_document_size)
         prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
         fixes = fix_checks(games, results, options) if full_run and not no_write and not modelling_errors(results) else {}
     failures = modelling_errors(results)
@@ -261,15 +262,18 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     sys.exit(1 if fails(fail_on, results, comparison) or not all(s.passed for s in scenarios) else 0)
 
 
-def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None) -> None:
-    """The growth re-check of every filed finding and its re-check with the invented numbers at
-    other plausible values (outcomes attached to the results), in up to `jobs` worker processes
-    (`pool`'s when given)."""
+def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Pool | None = None, document_size: bool = True) -> None:
+    """The growth re-check of every filed finding, its re-check with the invented numbers at
+    other plausible values and (`document_size`) its play at the document's size (outcomes
+    attached to the results), in up to `jobs` worker processes (`pool`'s when given)."""
+    from checker.analysis.full_size import size_checks
     from checker.analysis.growth import growth_checks
     from checker.analysis.invented import value_checks
 
     growth_checks(results, max_states, timeout, jobs=jobs, pool=pool)
     value_checks(results, max_states, timeout, pool=pool)
+    if document_size:
+        size_checks(results, pool=pool)
 
 
 def _interactions(results: list) -> list:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
 REQUIRED = ("id", "title", "class", "scenario", "proposed")
-OPTIONAL = ("clauses", "properties", "readings", "variants", "loop", "evidence", "shows", "fix")
+OPTIONAL = ("clauses", "properties", "readings", "variants", "loop", "evidence", "shows", "fix", "size_argument")
 EVIDENCE_KEYS = ("variant", "readings", "property")  # `evidence:`: which claimed failure the page shows
 LOOPS = ("chance-only", "choice")  # `loop:`: which endless loops of a failing `terminates` a finding claims
 MAX_SCENARIO_LINES = 5
@@ -62,6 +62,9 @@ class SuiteFinding:
     shows: tuple[str, ...] = ()  # actions the scenario speaks of: the trace shown must take each of them
     evidence_loc: Loc | None = None
     fix: str = ""  # `NAME=OPTION`: the proposed wording as a reading's option, which the check runs
+    # why the finding's mechanism does not depend on the game's size: it stays a defect even where
+    # the play at the document's size (`checker.analysis.full_size`) does not meet it
+    size_argument: str = ""
 
     def chooses(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:
         """Whether a claimed failure is the one `evidence:` asks the page to show."""
@@ -140,7 +143,7 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
     scenario = str(item["scenario"]).strip()
     if len(scenario.splitlines()) > MAX_SCENARIO_LINES:
         raise RulecheckError(f"a finding's scenario has at most {MAX_SCENARIO_LINES} lines", item.value_loc("scenario"), None, "tell the play in players' words; the trace is the evidence")
-    lists = {key: _names(item, key) for key in OPTIONAL if key not in ("loop", "evidence", "fix")}
+    lists = {key: _names(item, key) for key in OPTIONAL if key not in ("loop", "evidence", "fix", "size_argument")}
     fix = str(item.get("fix", ""))
     if "fix" in item and "=" not in fix:
         raise RulecheckError("`fix` names the proposed wording's reading option: `NAME=OPTION`", item.value_loc("fix"), fix)
@@ -154,6 +157,7 @@ def parse_finding(item: object, loc: Loc) -> SuiteFinding:
         proposed=str(item["proposed"]).strip(), properties=lists["properties"], readings=lists["readings"],
         variants=lists["variants"], loc=item.loc, loop=loop, evidence=_evidence(item), shows=lists["shows"],
         evidence_loc=item.value_loc("evidence") if "evidence" in item else None, fix=fix,
+        size_argument=" ".join(str(item.get("size_argument", "")).split()),
     )
 
 

@@ -10,6 +10,7 @@ from checker.lang.interp import State
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, Property
 from checker.lang.property_kinds import KINDS
+from checker.size_check import SizeCheck
 from checker.trace import Trace
 from checker.value_check import ValueCheck
 from checker.verdict import EngineName, Status
@@ -38,6 +39,7 @@ class Result:
     _witnesses: list[Trace] | None = field(default=None, repr=False)
     growth: tuple[GrowthCheck, ...] = ()  # the growth re-checks of the findings this failure shows
     values: tuple[ValueCheck, ...] = ()  # the re-checks of those findings with invented numbers at other plausible values
+    sizes: tuple[SizeCheck, ...] = ()  # those findings played at the document's size
     reused: bool = False  # the verdict came from the verdict cache: nothing was explored for it in this run
     # a run over free constants or readings: "every" configuration, or "some" (`config`); "" for one
     quantifier: str = ""

@@ -146,6 +146,7 @@ def properties_schema() -> dict[str, Any]:
                       "evidence": closed({"variant": TEXT, "readings": {"type": "object", "additionalProperties": TEXT}, "property": TEXT},
                                          set(findings.EVIDENCE_KEYS), description="which claimed failure the page shows"),
                       "shows": {**IDS, "description": "the actions the scenario speaks of: the trace shown must take each of them"},
+                      "size_argument": {**TEXT, "description": "why the mechanism does not depend on the game's size: the finding stays a defect where the play at the document's size does not meet it"},
                       "fix": {"type": "string", "pattern": "^[A-Za-z0-9_\\-]+=[A-Za-z0-9_\\-]+$",
                               "description": "the proposed wording as a reading's option, NAME=OPTION: the check runs it before the page prints it"}},
                      set(findings.REQUIRED) | set(findings.OPTIONAL), findings.REQUIRED)

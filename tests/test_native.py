@@ -31,6 +31,7 @@ from checker.errors import RulecheckError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.interp import Interpreter  # noqa: E402
+from checker.lang.loader import is_fragment  # noqa: E402
 from checker.lang.property_kinds import KINDS  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
@@ -379,7 +380,7 @@ BUNDLED = sorted(
     os.path.join(folder, name)
     for folder in (os.path.join(HERE, "models", game) for game in ("showngo", "sms", "supershow", "titlebelt", "ultimate"))
     for name in os.listdir(folder)
-    if name.endswith(".yaml") and name not in ("clauses.yaml", "questions.yaml")
+    if name.endswith(".yaml") and name not in ("clauses.yaml", "questions.yaml") and not is_fragment(os.path.join(folder, name))
 )
 
 

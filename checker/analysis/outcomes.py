@@ -241,15 +241,21 @@ def probabilities(space: StateSpace, labels: _Coded, prefer: np.ndarray | None =
     """Probability of each outcome (and of never ending) from a uniformly chosen initial state
     (with `prefer`, under that policy: `edge_probabilities`)."""
     ends = labels.codes >= 0
-    reaches_end = _reaches(space, np.flatnonzero(ends))
+    p, order = edge_probabilities(space, prefer)
+    counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
+    if prefer is None:
+        reaches_end = _reaches(space, np.flatnonzero(ends))
+    else:  # along the moves the policy takes only: a policy may keep a state from ever ending
+        taken = p > 0
+        edge_source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)
+        edge_target = np.frombuffer(space.targets, dtype=np.int32)[: p.size].astype(np.int64)
+        reaches_end = _reaches_along(space.size, edge_source[taken], edge_target[taken], np.flatnonzero(ends))
     transient = np.flatnonzero(reaches_end & ~ends)
     position = np.full(space.size, -1, dtype=np.int64)
     position[transient] = np.arange(transient.size)
     names = sorted(labels.names)
     column = {name: i for i, name in enumerate(names)}
     label_column = labels.per_node([column[name] for name in labels.names], -1).astype(np.int64)
-    p, order = edge_probabilities(space, prefer)
-    counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
     source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)[order]
     target = np.frombuffer(space.targets, dtype=np.int32)[: order.size].astype(np.int64)[order]
     p = p[order]
@@ -275,6 +281,19 @@ def probabilities(space: StateSpace, labels: _Coded, prefer: np.ndarray | None =
     if never > 1e-12:
         out[NEVER] = never
     return {name: p for name, p in out.items() if p > 1e-12}
+
+
+def _reaches_along(size: int, source: np.ndarray, target: np.ndarray, goals: np.ndarray) -> np.ndarray:
+    """Boolean per node: some path of the given moves leads from it to a goal node."""
+    into = csr_matrix((np.ones(source.size, dtype=np.int8), (target, source)), shape=(size, size))
+    seen = np.zeros(size, dtype=bool)
+    seen[goals] = True
+    frontier = goals
+    while frontier.size:
+        before = into[frontier].indices
+        frontier = np.unique(before[~seen[before]])
+        seen[frontier] = True
+    return seen
 
 
 def absorbed(q: csr_matrix, absorb: np.ndarray) -> np.ndarray:

@@ -127,6 +127,9 @@ class _Walker:
         self.target: Callable[[int], object] = _nowhere  # leads-to: to
         self.loop_candidates = True  # can-end: a return to a state of the walk offers it as a candidate (else only a walk's last state)
         self.stuck_ends = False  # can-end: a state where no rule applies is an end too (the game may never end: no end of either kind)
+        self.guide: tuple[str, ...] = ()  # a guided walk's n-th step takes the guide's n-th action (cyclically) where it can (`sample_violation`)
+        self.errors = 0  # `sample`: walks stopped by a modelling error, and the first one's words
+        self.error = ""
 
     @classmethod
     def for_property(cls, compiled: CompiledModel, prop: BoundProperty, max_states: int, seed: int, length: int) -> _Walker:
@@ -159,6 +162,37 @@ class _Walker:
             if found is not None:
                 return found
         return None
+
+    def sample(self, games: int, guided: int) -> tuple[int, int, _Candidate | None]:
+        """(walks made, walks that met a violation, the first violation met): `games` seeded
+        walks (within three quarters of the budget when there is a guide), then, if none met
+        one, up to `guided` walks that follow `guide` where they can; a guided hit is not
+        counted among the games (it is not random play)."""
+        initial, hits, made, first = self.compiled.initial, 0, 0, None
+        guide, self.guide = self.guide, ()
+        random_budget = self.budget * 3 // 4 if guide and guided else self.budget  # a quarter is kept for the guided walks
+        while made < games and self.spent < random_budget and initial:
+            made += 1
+            try:
+                found = self._walk(self.rng.choice(initial))
+            except ModellingError as exc:
+                self.errors += 1
+                self.error = self.error or exc.message
+                continue
+            if found is not None:
+                hits += 1
+                first = first or found
+        self.guide = guide
+        for _ in range(guided if first is None and guide else 0):
+            if self.spent >= self.budget:
+                break
+            try:
+                first = self._walk(self.rng.choice(initial))
+            except ModellingError:
+                continue
+            if first is not None:
+                break
+        return made, hits, first
 
     def _walk(self, start: int) -> _Candidate | None:
         compiled, kind = self.compiled, self.kind
@@ -193,6 +227,9 @@ class _Walker:
                 if trapped is None and not self.loop_candidates:
                     self.length *= 2  # plays run longer than the walks: the next ones go twice as far
                 return trapped
+            if self.guide:  # a guided walk: the guide's next action (cyclically) where it is legal
+                wanted = [m for m in moves if compiled.instances[m[0]].action.name == self.guide[steps % len(self.guide)]]
+                moves = wanted or moves
             _, post = choose_move(self.rng, compiled, moves, state, self.weights)
             self.spent += 1
             back = at.get(post)
@@ -296,6 +333,47 @@ def find_violation(model: Model, config: Config, prop: BoundProperty, max_states
     found = walker.search()
     if found is None:
         return Search(None, min(walker.spent, max_states))
+    return _confirmed(model, config, prop, compiled, found, walker.spent)
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """Seeded random games at some configuration: how many met a violation, and the first
+    violation met (by them, or else by a guided walk) as data (`confirm` makes it a trace)."""
+
+    games: int
+    hits: int
+    states: int
+    found: dict[str, Any] | None  # the violation's packed states and shape: JSON, kept by the caller's cache
+    guided: bool  # the violation was met by a guided walk, not by the random games
+    errors: int = 0  # games stopped by a modelling error
+    error: str = ""  # the first such error
+
+
+def sample_violation(model: Model, config: Config, prop: BoundProperty, games: int, max_states: int, length: int,
+                     guide: tuple[str, ...] = (), seed: int = SEED) -> Sampled:
+    """`games` seeded random plays of `config` (each stopped after `length` steps), counting
+    those that meet a violation of `prop`, and, where none does, up to `games` walks guided by
+    `guide` (the actions of the violation in a smaller game, in order); within `max_states`."""
+    compiled = stepping(model, config)
+    walker = _Walker.for_property(compiled, prop, max_states, seed, length)
+    walker.guide = guide
+    made, hits, found = walker.sample(games, games)
+    spent = min(walker.spent, max_states)
+    doc = None if found is None else {"path": found.path, "shape": found.shape, "loop_start": found.loop_start,
+                                      "last_instance": found.last_instance, "branch_instances": list(found.branch_instances)}
+    return Sampled(made, hits, spent, doc, found is not None and hits == 0, walker.errors, walker.error)
+
+
+def confirm(model: Model, config: Config, prop: BoundProperty, found: dict[str, Any], spent: int) -> Search:
+    """A violation `sample_violation` met, as a trace once the interpreter replays it."""
+    candidate = _Candidate([int(s) for s in found["path"]], str(found["shape"]), found["loop_start"], found["last_instance"],
+                           tuple(int(i) for i in found["branch_instances"]))
+    return _confirmed(model, config, prop, stepping(model, config), candidate, spent)
+
+
+def _confirmed(model: Model, config: Config, prop: BoundProperty, compiled: CompiledModel, found: _Candidate, spent: int) -> Search:
+    """A violation met on a walk as a trace, once the interpreter replays it."""
     unpack = compiled.layout.unpack
     instances = compiled.instances
     last = instances[found.last_instance].action.name if found.last_instance is not None else None
@@ -304,8 +382,8 @@ def find_violation(model: Model, config: Config, prop: BoundProperty, max_states
         trace = build_trace(model, config, prop, [unpack(s) for s in found.path], found.shape, KINDS[prop.kind].violation.format(expr=(prop.prop.texts.get("expr") or [""])[0]),
                             found.loop_start, last, branches, classify_loop=False)
     except ReplayMismatch as exc:
-        return Search(None, walker.spent, refused=f"it did not replay in the interpreter ({exc})")
-    return Search(trace, walker.spent)
+        return Search(None, spent, refused=f"it did not replay in the interpreter ({exc})")
+    return Search(trace, spent)
 
 
 @dataclass(frozen=True)

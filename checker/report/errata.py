@@ -29,6 +29,7 @@ from checker.report.errata_details import (
     game_models,
     game_results,
     proposed_line,
+    size_line,
     source_line,
 )
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
@@ -169,6 +170,8 @@ def _cell(text: str) -> str:
 def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str, fixes: dict[str, FixCheck]) -> list[str]:
     lines = [f'### {number}. {entry.title} <a id="{anchor(entry)}"></a>', ""]
     lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.", ""]
+    if entry.size is not None:
+        lines += [size_line(entry), ""]
     model = entry.results[0].model
     clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else [c for r in entry.results for c in r.prop.clauses]
     for cid in list(dict.fromkeys(clauses))[:1]:  # the text quoted once: the clause the finding is about first

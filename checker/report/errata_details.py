@@ -95,6 +95,14 @@ def anchor(entry: FindingEvidence) -> str:
     return "finding-" + entry.id.lower().replace(" ", "-")
 
 
+def size_line(entry: FindingEvidence) -> str:
+    """The finding's play at the document's size, with its argument of a mechanism independent
+    of size when it gives one."""
+    assert entry.size is not None
+    argued = f" *Independent of size:* {entry.finding.size_argument}" if entry.finding and entry.finding.size_argument else ""
+    return f"{entry.size.words()}.{argued}"
+
+
 def proposed_line(wording: str, check: FixCheck | None) -> str:
     """A finding's proposed wording with what running it showed (`fix_check`): printed with its
     check when it passed, labelled when it was not run, withheld when running it failed."""
@@ -195,6 +203,8 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         lines += [f"**Growth re-check** (the model's bounds one step larger): {entry.growth.words()}.", ""]
     for check in entry.values:
         lines += [f"**Invented number re-checked:** {check.words()}.", ""]
+    if entry.size is not None:
+        lines += [f"**At the document's size:** {size_line(entry)}", ""]
     lines += _where_it_shows(entry, results) + [""]
     lines += _evidence(entry)
     return lines

@@ -35,6 +35,7 @@ from checker.lang.model import Model
 from checker.lang.properties import bind
 from checker.lang.property_kinds import GAME_BREAKING, KINDS
 from checker.results import Result
+from checker.size_check import SizeCheck
 from checker.value_check import ValueCheck
 
 SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")
@@ -55,6 +56,7 @@ class FindingEvidence:
     severity_reason: str = ""
     growth: GrowthCheck | None = None  # the growth re-check of a filed finding, when one ran
     values: tuple[ValueCheck, ...] = ()  # its re-checks with invented numbers at other plausible values
+    size: SizeCheck | None = None  # its play at the document's size, when one ran
 
     @property
     def unfiled(self) -> bool:
@@ -131,6 +133,7 @@ def group_findings(results: list[Result], findings: list[SuiteFinding]) -> list[
     for entry in out:
         entry.growth = next((g for r in entry.results for g in r.growth if g.finding == entry.id), None)
         entry.values = tuple(dict.fromkeys(v for r in entry.results for v in r.values if v.finding == entry.id))
+        entry.size = next((c for r in entry.results for c in r.sizes if c.finding == entry.id), None)
         entry.severity, entry.severity_reason = severity(entry)
     rank = {s: i for i, s in enumerate((*SEVERITIES, NOT_A_DEFECT))}
     return sorted(out, key=lambda e: (rank[e.severity], e.unfiled))  # stable: the suite's order within a rank
@@ -142,6 +145,9 @@ def severity(entry: FindingEvidence) -> tuple[str, str]:
         return NOT_A_DEFECT, "a limit of the checked bounds, not of the text"
     if entry.growth is not None and entry.growth.artefact:
         return NOT_A_DEFECT, "a bound artefact: it vanishes when the model's bounds grow by one (" + ", ".join(entry.growth.cause) + ")"
+    if entry.size is not None and entry.size.unseen and not (entry.finding and entry.finding.size_argument):
+        return NOT_A_DEFECT, (f"seen only in the scaled-down game: not met at the document's size in {entry.size.games:,} seeded games "
+                              "and a guided search, and the finding argues no mechanism independent of size (`size_argument`)")
     kinds = {r.prop.id: r.prop.kind for r in entry.results}
     narrowed = entry.finding is not None and entry.finding.loop == "chance-only"
     chance_loops = [pid for pid, kind in kinds.items() if kind == "terminates"

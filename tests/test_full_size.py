@@ -1,0 +1,87 @@
+"""Findings played at the document's own size: how often they arise in seeded random games, a
+rare one found by a walk guided by the small game's counterexample, and one that the miniature
+alone shows labelled so."""
+
+from __future__ import annotations
+
+import os
+
+from checker.analysis.full_size import document_constants, size_checks
+from checker.lang.build import load_model
+from checker.report.errata import errata_pages
+from checker.runner import CheckOptions, check_paths
+from tests.symbolic_support import write_game
+
+# A climber steps up one rung at a time and any of three slips sends them back to the ground;
+# the ladder has 3 rungs in the model and 12 in the document. Reaching the top takes that many
+# steps up in a row: at 12, about one chance in 17 million from the ground in random play.
+LADDER = """\
+game: Ladder
+id: m
+players: [a]
+constants:
+  top: {type: int, range: [1, 20], default: 3, document: 12}
+state: {n: "int[0..20]"}
+init: {n: 0}
+terminal: "false"
+actions:
+  up: {by: a, when: "n < top", do: {n: n + 1}, rule: r-1}
+  slip_a: {by: a, when: "n > 0", do: {n: 0}, rule: r-1}
+  slip_b: {by: a, when: "n > 0", do: {n: 0}, rule: r-1}
+  slip_c: {by: a, when: "n > 0", do: {n: 0}, rule: r-1}
+  rest: {by: a, when: "n == top", do: {n: 0}, rule: r-1}
+"""
+
+PROPERTIES = """\
+- id: top-never-reached
+  kind: invariant
+  says: Nobody reaches the top of the ladder.
+  expr: n < top
+  expect: fails
+- id: short-ladder-top
+  kind: invariant
+  says: On a short ladder nobody reaches the top (true of a ladder of more than five rungs).
+  expr: top > 5 or n < top
+  expect: fails
+- id: first-rung
+  kind: invariant
+  says: Nobody stands on the first rung.
+  expr: n != 1
+  expect: fails
+"""
+
+FINDINGS = """\
+findings:
+  - {id: top, title: The top can be reached, class: gap, scenario: Climb., proposed: Say so., properties: [top-never-reached]}
+  - {id: short, title: A short ladder's top can be reached, class: gap, scenario: Climb a short one., proposed: Say so., properties: [short-ladder-top]}
+  - {id: first, title: The first rung is used, class: gap, scenario: Step up., proposed: Say so., properties: [first-rung]}
+"""
+
+
+def checked(tmp_path):
+    write_game(str(tmp_path), "ladder", LADDER, PROPERTIES)
+    with open(os.path.join(str(tmp_path), "properties", "ladder.yaml"), "a") as handle:
+        handle.write(FINDINGS)
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    return results, {c.finding: c for c in size_checks(results, cache_dir=None, games=40, max_states=40_000)}
+
+
+def test_the_document_constants_are_the_scaled_ones(tmp_path):
+    model = load_model(write_game(str(tmp_path), "ladder", LADDER))
+    assert document_constants(model) == {"top": 12}
+
+
+def test_a_common_violation_is_counted_a_rare_one_found_by_the_guided_walk_and_a_miniature_one_labelled(tmp_path):
+    results, checks = checked(tmp_path)
+    common, rare, miniature = checks["first"], checks["top"], checks["short"]
+    assert common.sizes == ("top 12",) and common.games == 40 and common.hits == 40 and common.trace is not None
+    assert rare.hits == 0 and rare.guided and rare.trace is not None and rare.trace.config.constants["top"] == 12
+    assert [s.action for s in rare.trace.steps][-12:] == ["up"] * 12
+    # the ladder never ends: each game is stopped at the length cap, so the budget plays fewer than asked
+    assert miniature.trace is None and 0 < miniature.games < 40 and not miniature.guided
+    assert "happens in about 1 game in 1 of seeded random play" not in common.words()
+    assert common.words().startswith("At the document's size (top 12): happens in 40 of 40 games of seeded random play")
+    assert "a walk guided by the small game's counterexample shows it" in rare.words() and "rare in random play" in rare.words()
+    assert "seen only in the scaled-down game so far" in miniature.words()
+    _, details = errata_pages("ladder", results)
+    assert f"**At the document's size:** At the document's size (top 12): not found in {miniature.games} seeded random games" in details
