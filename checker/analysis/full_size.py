@@ -87,6 +87,9 @@ def _check_one(item: tuple[str, Result, str | None, int, int]) -> SizeCheck:
     base = SizeCheck(finding, model.id, result.prop.id, result.reading_label, _sizes(constants))
     prop = bind(result.prop, model)
     if not constants:
+        silent = [name for name, const in model.constants.items() if const.bound and const.document is None and not const.invented]
+        if silent:
+            return replace(base, reason=f"the model gives no document value (`document:`) for its bounds {', '.join(silent)}")
         return replace(base, reason="the checked game is the document's size: no constant is scaled down")
     if not searchable(prop):
         return replace(base, reason=f"a `{prop.kind}` failure needs the whole game explored, which the document's size does not allow")
