@@ -25,6 +25,7 @@ class SizeCheck:
     prop: str
     reading: str
     sizes: tuple[str, ...]  # the document's values played ("hand_size 8", "deck[lead] 12")
+    invented: tuple[str, ...] = ()  # invented sizes played at the middle of their plausible range ("n_kick 8")
     games: int = 0  # seeded random games played
     hits: int = 0  # of them, those that met a violation
     states: int = 0  # states the games and the guided walks stepped through
@@ -43,7 +44,10 @@ class SizeCheck:
 
     def words(self) -> str:
         """One line for the page."""
-        at = f"At the document's size ({', '.join(self.sizes)})" if self.sizes else "At the document's size"
+        shown = [", ".join(self.sizes)] if self.sizes else []
+        if self.invented:
+            shown.append(f"sizes the document does not print at the middle of their plausible range: {', '.join(self.invented)}")
+        at = f"At the document's size ({'; '.join(shown)})" if shown else "At the document's size"
         if self.reason:
             return f"{at}: not played ({self.reason})"
         if self.hits:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from checker.analysis.full_size import document_constants, size_checks
+from checker.analysis.full_size import document_constants, invented_sizes, size_checks
 from checker.lang.build import load_model
 from checker.report.errata import errata_pages
 from checker.runner import CheckOptions, check_paths
@@ -69,6 +69,21 @@ def checked(tmp_path):
 def test_the_document_constants_are_the_scaled_ones(tmp_path):
     model = load_model(write_game(str(tmp_path), "ladder", LADDER))
     assert document_constants(model) == {"top": 12}
+
+
+def test_an_invented_size_is_played_at_the_middle_of_its_plausible_range(tmp_path):
+    """A deck the document leaves to the designer is played at a plausible size, not the miniature's."""
+    invented = LADDER.replace("default: 3, document: 12}", "default: 3, bound: true, document: none, plausible: [10, 14]}")
+    model = load_model(write_game(str(tmp_path), "ladder", invented))
+    assert document_constants(model) == {} and invented_sizes(model) == {"top": 12}
+    write_game(str(tmp_path), "ladder", invented, PROPERTIES)
+    with open(os.path.join(str(tmp_path), "properties", "ladder.yaml"), "a") as handle:
+        handle.write(FINDINGS)
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    first = {c.finding: c for c in size_checks(results, cache_dir=None, games=10, max_states=10_000)}["first"]
+    assert first.sizes == () and first.invented == ("top 12",) and first.trace is not None
+    assert first.trace.config.constants["top"] == 12
+    assert first.words().startswith("At the document's size (sizes the document does not print at the middle of their plausible range: top 12): happens")
 
 
 def test_a_common_violation_is_counted_a_rare_one_found_by_the_guided_walk_and_a_miniature_one_labelled(tmp_path):

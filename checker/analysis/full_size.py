@@ -4,7 +4,10 @@ Every bundled model is a miniature: its scaled constants (`document:` beside a s
 default) are what exhaustive exploration can afford. A finding is about the rules only if it
 also happens in the game the document describes. For every filed finding (not those filed as
 bound artefacts) this plays its representative failure's property (`growth.representative`)
-with every scaled constant at the document's value, everything else as in the representative:
+with every scaled constant at the document's value and every invented size (a `bound` the
+document prints no number for, `plausible: [lo, hi]`) at the middle of its plausible range
+(an 80-card deck whose composition the document leaves to the designer is played at a
+composition of that size, not at the miniature's), everything else as in the representative:
 
 - `GAMES` seeded random games (`witness.sample_violation`: each mover equally likely, chance by
   weight, a player's options uniform; loops closed as lassos, a stuck region explored from its
@@ -48,6 +51,19 @@ def document_constants(model: Model) -> dict[str, Any]:
     return {name: const.document for name, const in model.constants.items() if const.scaled}
 
 
+def invented_sizes(model: Model) -> dict[str, int]:
+    """The invented scalar sizes at the middle of their plausible range, where that differs
+    from the default (`Constant.invented`, `bound`)."""
+    middle = {}
+    for name, const in model.constants.items():
+        if const.bound and const.invented and not const.is_table and const.document is None:
+            assert const.plausible is not None
+            value = (const.plausible[0] + const.plausible[1]) // 2
+            if value != const.default:
+                middle[name] = value
+    return middle
+
+
 def _sizes(constants: dict[str, Any]) -> tuple[str, ...]:
     shown = []
     for name, value in constants.items():
@@ -83,8 +99,9 @@ def _check_one(item: tuple[str, Result, str | None, int, int]) -> SizeCheck:
     """One finding at full size, as a job of a pool (module level: it is pickled)."""
     finding, result, cache_dir, games, max_states = item
     model = result.model
-    constants = document_constants(model)
-    base = SizeCheck(finding, model.id, result.prop.id, result.reading_label, _sizes(constants))
+    printed, middle = document_constants(model), invented_sizes(model)
+    constants = {**printed, **middle}
+    base = SizeCheck(finding, model.id, result.prop.id, result.reading_label, _sizes(printed), invented=_sizes(middle))
     prop = bind(result.prop, model)
     if not constants:
         silent = [name for name, const in model.constants.items() if const.bound and const.document is None and not const.invented]
@@ -114,8 +131,7 @@ def _check_one(item: tuple[str, Result, str | None, int, int]) -> SizeCheck:
         if search.trace is None:
             return replace(base, reason=f"the full-size violation was refused: {search.refused}")
         trace = search.trace
-    return SizeCheck(finding, model.id, result.prop.id, result.reading_label, base.sizes, sampled.games, sampled.hits, sampled.states,
-                     trace, sampled.guided)
+    return replace(base, games=sampled.games, hits=sampled.hits, states=sampled.states, trace=trace, guided=sampled.guided)
 
 
 def _to_json(sampled: Sampled) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def result_json(result: Result) -> dict[str, Any]:
         "witnesses": [to_json(w) for w in result.witnesses],
         "growth": [{"finding": g.finding, "outcome": str(g.outcome)} for g in result.growth],
         "values": [v.to_json() for v in result.values],
-        "document_size": [{"finding": c.finding, "sizes": list(c.sizes), "games": c.games, "hits": c.hits, "states": c.states, "found": c.found,
+        "document_size": [{"finding": c.finding, "sizes": list(c.sizes), "invented": list(c.invented), "games": c.games, "hits": c.hits, "states": c.states, "found": c.found,
                            "guided": c.guided, "reason": c.reason} for c in result.sizes],
     }
 
