@@ -99,4 +99,4 @@ def test_a_common_violation_is_counted_a_rare_one_found_by_the_guided_walk_and_a
     assert "a walk guided by the small game's counterexample shows it" in rare.words() and "rare in random play" in rare.words()
     assert "seen only in the scaled-down game so far" in miniature.words()
     _, details = errata_pages("ladder", results)
-    assert f"**At the document's size:** At the document's size (top 12): not found in {miniature.games} seeded random games" in details
+    assert f"\nAt the document's size (top 12): not found in {miniature.games} seeded random games" in details

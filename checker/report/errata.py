@@ -169,9 +169,8 @@ def _cell(text: str) -> str:
 
 def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str, fixes: dict[str, FixCheck]) -> list[str]:
     lines = [f'### {number}. {entry.title} <a id="{anchor(entry)}"></a>', ""]
-    lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.", ""]
-    if entry.size is not None:
-        lines += [size_line(entry), ""]
+    at_size = f" {size_line(entry)}" if entry.size is not None else ""  # in the same paragraph: what it does, then at what size
+    lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.{at_size}", ""]
     model = entry.results[0].model
     clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else [c for r in entry.results for c in r.prop.clauses]
     for cid in list(dict.fromkeys(clauses))[:1]:  # the text quoted once: the clause the finding is about first

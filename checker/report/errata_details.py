@@ -204,7 +204,7 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
     for check in entry.values:
         lines += [f"**Invented number re-checked:** {check.words()}.", ""]
     if entry.size is not None:
-        lines += [f"**At the document's size:** {size_line(entry)}", ""]
+        lines += [size_line(entry), ""]
     lines += _where_it_shows(entry, results) + [""]
     lines += _evidence(entry)
     return lines
