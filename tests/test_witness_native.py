@@ -82,10 +82,28 @@ def test_a_walk_meeting_an_error_is_left_to_the_python_walks(tmp_path):
     assert found.states > 0
 
 
-def test_find_verdict_walks_natively(monkeypatch):
-    """`find_verdict` walks in the interpreter when numba is installed, and confirms the witness
-    in the reference interpreter as before."""
+RACE = """\
+game: Race to exactly four (past four loses)
+id: m
+players: [a, b]
+state: {n: "int[0..5]", turn: player, over: bool, winner: player}
+init: {n: 0, turn: a, over: false, winner: a}
+terminal: over
+outcome: winner
+actions:
+  take1: {by: turn, when: not over, do: {n: "min(n + 1, 5)", turn: succ(turn), over: "n + 1 >= 4", winner: "turn if n + 1 == 4 else succ(turn)"}, rule: r-1}
+  take2: {by: turn, when: not over, do: {n: "min(n + 2, 5)", turn: succ(turn), over: "n + 2 >= 4", winner: "turn if n + 2 == 4 else succ(turn)"}, rule: r-1}
+"""
+
+
+def test_find_verdict_walks_natively(monkeypatch, tmp_path):
+    """`find_verdict` walks in the interpreter when numba is installed, meets the same witness
+    after as many states as the Python walk, and confirms it in the reference interpreter (a
+    self-contained game: the bundled ones change with their audits)."""
     calls = counted(monkeypatch, witness_native, "walk")
-    model = load_model(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
-    found = witness.find_verdict(model, model.default_config(), OUTCOME + "winner", 40_000, 5)
-    assert calls == [1] and found.found and found.states == 34
+    model = load_model(write_game(str(tmp_path), "race", RACE))
+    config = model.default_config()
+    found = witness.find_verdict(model, config, OUTCOME + "b", 40_000, 5)
+    assert calls == [1] and found.found and 0 < found.states < 40_000
+    _, path, spent = witness._walked(model, config, OUTCOME + "b", 40_000, witness.walk_length(5), witness.SEED)
+    assert path is not None and spent == found.states
