@@ -42,10 +42,10 @@ class SizeCheck:
         """Played at the document's size and never met: so far a finding of the miniature."""
         return not self.reason and self.trace is None and self.games > 0
 
-    def words(self) -> str:
-        """One line for the page."""
-        shown = [", ".join(self.sizes)] if self.sizes else []
-        if self.invented:
+    def words(self, sizes: bool = True) -> str:
+        """One line for the page (naming the values played when `sizes`)."""
+        shown = [", ".join(self.sizes)] if self.sizes and sizes else []
+        if self.invented and sizes:
             shown.append(f"sizes the document does not print at the middle of their plausible range: {', '.join(self.invented)}")
         at = f"At the document's size ({'; '.join(shown)})" if shown else "At the document's size"
         if self.reason:

@@ -98,5 +98,8 @@ def test_a_common_violation_is_counted_a_rare_one_found_by_the_guided_walk_and_a
     assert common.words().startswith("At the document's size (top 12): happens in 40 of 40 games of seeded random play")
     assert "a walk guided by the small game's counterexample shows it" in rare.words() and "rare in random play" in rare.words()
     assert "seen only in the scaled-down game so far" in miniature.words()
-    _, details = errata_pages("ladder", results)
+    page, details = errata_pages("ladder", results)
+    # the main page names the values played once, above the findings, and not on each finding's line
+    assert "Every finding is also played at the document's size" in page
+    assert "At the document's size: happens in 40 of 40 games" in page and "At the document's size (top 12)" not in page
     assert f"\nAt the document's size (top 12): not found in {miniature.games} seeded random games" in details

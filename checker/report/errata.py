@@ -116,7 +116,10 @@ def _checked(results: list[Result], models: list[Model], defects: list[FindingEv
              f"({', '.join(f'`{m.id}`' for m in checked)}) under {combinations(results)} variant and reading combinations, every play explored "
              "within the bounds."]
     if sizes:
-        lines += ["", f"**Sizes the checked games are scaled to:** {sizes}."]
+        played = any(e.size is not None and not e.size.reason for e in defects)
+        at_size = (" Every finding is also played at the document's size: the printed values, and each number the document does not "
+                   "print at the middle of its plausible range (the details page names them)." if played else "")
+        lines += ["", f"**Sizes the checked games are scaled to:** {sizes}.{at_size}"]
     lines += ["", f"**Findings:** {len(defects)}" + (f" ({', '.join(counts)})." if counts else ".")]
     return lines
 
@@ -169,7 +172,7 @@ def _cell(text: str) -> str:
 
 def _entry(number: int, entry: FindingEvidence, results: list[Result], models: list[Model], details: str, fixes: dict[str, FixCheck]) -> list[str]:
     lines = [f'### {number}. {entry.title} <a id="{anchor(entry)}"></a>', ""]
-    at_size = f" {size_line(entry)}" if entry.size is not None else ""  # in the same paragraph: what it does, then at what size
+    at_size = f" {size_line(entry, sizes=False)}" if entry.size is not None else ""  # in the same paragraph: what it does, then at what size
     lines += [f"**{consequence(entry, results)}.** {entry.severity}, {CLASS_WORDS[entry.cls]}.{at_size}", ""]
     model = entry.results[0].model
     clauses = entry.finding.clauses if entry.finding and entry.finding.clauses else [c for r in entry.results for c in r.prop.clauses]

@@ -95,12 +95,13 @@ def anchor(entry: FindingEvidence) -> str:
     return "finding-" + entry.id.lower().replace(" ", "-")
 
 
-def size_line(entry: FindingEvidence) -> str:
-    """The finding's play at the document's size, with its argument of a mechanism independent
-    of size when it gives one."""
+def size_line(entry: FindingEvidence, sizes: bool = True) -> str:
+    """The finding's play at the document's size (with the values played when `sizes`; the main
+    page names them once, above), with its argument of a mechanism independent of size when it
+    gives one."""
     assert entry.size is not None
     argued = f" *Independent of size:* {entry.finding.size_argument}" if entry.finding and entry.finding.size_argument else ""
-    return f"{entry.size.words()}.{argued}"
+    return f"{entry.size.words(sizes)}.{argued}"
 
 
 def proposed_line(wording: str, check: FixCheck | None) -> str:
