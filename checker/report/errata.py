@@ -93,9 +93,7 @@ def main_page(folder: str, results: list[Result], models: list[Model], part: Rea
         lines.append("")
     for number, entry in enumerate(defects, start=1):
         lines += _entry(number, entry, results, models, details, fixes)
-    artefacts = len(entries) - len(defects)
-    if artefacts:
-        lines += [f"{artefacts} more failure(s) come from the bounds of the check, not from the text: see [the details]({details}#failures-that-are-not-defects-of-the-text).", ""]
+    lines += _not_counted([e for e in entries if e.severity == NOT_A_DEFECT], details)
     lines += ["## Readings", ""] + _readings_table(part.rows, details) + [""]
     if part.never_help:
         lines += ["## Choices that never help", "",
@@ -105,6 +103,18 @@ def main_page(folder: str, results: list[Result], models: list[Model], part: Rea
     lines += ["## Questions a careful reading raises", ""] + _faq(models, results, defects) + [""]
     lines += ["## Assumptions", ""] + _assumptions(models)
     return escaped_page("\n".join(lines).rstrip() + "\n")
+
+
+def _not_counted(entries: list[FindingEvidence], details: str) -> list[str]:
+    """One line for the failures not counted as defects: those never met at the document's size
+    apart from those the checked bounds make."""
+    if not entries:
+        return []
+    unseen = sum(1 for e in entries if e.size is not None and e.size.unseen and e.cls != "bound-artefact")
+    parts = [f"{unseen} filed finding(s) were not met at the document's size (seen only in the scaled-down game so far)"] if unseen else []
+    if len(entries) > unseen:
+        parts.append(f"{len(entries) - unseen} more failure(s) come from the bounds of the check, not from the text")
+    return [f"{' and '.join(parts)}: not counted as defects; see [the details]({details}#failures-that-are-not-defects-of-the-text).", ""]
 
 
 def _checked(results: list[Result], models: list[Model], defects: list[FindingEvidence]) -> list[str]:
