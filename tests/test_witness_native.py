@@ -21,6 +21,7 @@ from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACH
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.model import Config, Model  # noqa: E402
 from tests.symbolic_support import write_game  # noqa: E402
+from tests.test_dominated import RACE  # noqa: E402
 from tests.test_engines_agree import models  # noqa: E402
 from tests.test_native import BUNDLED, EXAMPLES, HERE, counted, generated_configs  # noqa: E402
 from tests.test_simulate_native import ERRORS  # noqa: E402
@@ -80,20 +81,6 @@ def test_a_walk_meeting_an_error_is_left_to_the_python_walks(tmp_path):
     assert witness._walked_natively(model, config, CAN_END, 2_000, 50, witness.SEED) is None
     found = witness.find_verdict(model, config, CAN_END, 2_000, 5)
     assert found.states > 0
-
-
-RACE = """\
-game: Race to exactly four (past four loses)
-id: m
-players: [a, b]
-state: {n: "int[0..5]", turn: player, over: bool, winner: player}
-init: {n: 0, turn: a, over: false, winner: a}
-terminal: over
-outcome: winner
-actions:
-  take1: {by: turn, when: not over, do: {n: "min(n + 1, 5)", turn: succ(turn), over: "n + 1 >= 4", winner: "turn if n + 1 == 4 else succ(turn)"}, rule: r-1}
-  take2: {by: turn, when: not over, do: {n: "min(n + 2, 5)", turn: succ(turn), over: "n + 2 >= 4", winner: "turn if n + 2 == 4 else succ(turn)"}, rule: r-1}
-"""
 
 
 def test_find_verdict_walks_natively(monkeypatch, tmp_path):
