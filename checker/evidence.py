@@ -157,15 +157,22 @@ def loop_note(deciders: frozenset[str], exits: bool | None, left: bool = False, 
 def reaches_terminal(interp: Interpreter, start: State, stuck_ends: bool = False) -> bool:
     """Whether some play from `start` reaches a terminal state (with `stuck_ends`, or a state
     where no rule applies: an end of play all the same, so a `False` then shows a play that can
-    never end at all): the whole closed set of states reachable from it is explored, so a
-    `False` is the proof that the game cannot end.
+    never end at all): the whole closed set of states reachable from it is explored
+    (`closed_set`), so a `False` is the proof that the game cannot end."""
+    return closed_set(interp, start, stuck_ends) is None
+
+
+def closed_set(interp: Interpreter, start: State, stuck_ends: bool = False) -> int | None:
+    """How many states are reachable from `start` (itself included) when none of them is
+    terminal (with `stuck_ends`, none is stuck either), the size a `can-end` trace's note
+    states; None when some play from `start` ends.
 
     The closed set is explored with the compiled successor function of the same configuration
     (held equal to this interpreter state by state by the differential tests), because walking
     it in the interpreter took over half of a Supershow check; the first expansion is checked
     against the interpreter's own moves here, so a disagreement at the trace's end is caught."""
     if interp.terminal(start):
-        return True
+        return None
     compiled = stepping(interp.model, interp.config)
     first = compiled.layout.pack(start)
     interpreted = {freeze(move.post) for move in interp.transitions(start)}
@@ -176,15 +183,15 @@ def reaches_terminal(interp: Interpreter, start: State, stuck_ends: bool = False
     while stack:
         state = stack.pop()
         if compiled.terminal(state):
-            return True
+            return None
         moves = compiled.successors(state)
         if not moves and stuck_ends:
-            return True
+            return None
         for _, post in moves:
             if post not in seen:
                 seen.add(post)
                 stack.append(post)
-    return False
+    return len(seen)
 
 
 def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actions: tuple[tuple[str, dict[str, Any]], ...]) -> None:

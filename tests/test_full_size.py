@@ -104,3 +104,33 @@ def test_a_common_violation_is_counted_a_rare_one_found_by_the_guided_walk_and_a
     assert "At the document's size: happens in 40 of 40 games" in page and "At the document's size (top 12)" not in page
     assert "1 filed finding(s) were not met at the document's size (seen only in the scaled-down game so far): not counted as defects" in page
     assert f"\nAt the document's size (top 12): not found in {miniature.games} seeded random games" in details
+
+
+PIT = """\
+game: Pit
+id: m
+players: [a]
+constants:
+  top: {type: int, range: [1, 20], default: 2, document: 5}
+state: {n: "int[0..20]", done: bool}
+init: {n: 0, done: false}
+terminal: done
+actions:
+  up: {by: a, when: "not done and n < top", do: {n: n + 1}, rule: r-1}
+  stop: {by: a, when: "not done and n < top", do: {done: true}, rule: r-1}
+  sway: {by: a, when: "n == top", do: {n: top}, rule: r-1}
+"""
+
+
+def test_a_full_size_dead_end_is_explored_again_from_the_interpreter_and_its_note_says_how_big(tmp_path):
+    """A `can-end` violation at the document's size: the trace's last state is a closed set
+    with no end, counted again when it is confirmed, as every saved can-end trace says."""
+    import re
+
+    write_game(str(tmp_path), "pit", PIT, "- {id: can-end, kind: can-end, says: The climb can always still end., expect: fails}\n")
+    with open(os.path.join(str(tmp_path), "properties", "pit.yaml"), "a") as handle:
+        handle.write("findings:\n  - {id: pit, title: The top is a pit, class: gap, scenario: Climb., proposed: Say so., properties: [can-end]}\n")
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    pit = size_checks(results, cache_dir=None, games=200, max_states=40_000)[0]
+    assert pit.trace is not None and pit.trace.steps[-1].state["n"] == 5
+    assert re.search(r"the 1 state\(s\) reachable from it \(itself included\) are none of them terminal", pit.trace.note), pit.trace.note

@@ -50,10 +50,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.analysis.evidence import ENDS_SURELY, OUTCOME, STUCK_REACHABLE
+from checker.engines.explicit import trapped_finding
 from checker.engines.native import stepping, unavailable_reason
 from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
-from checker.evidence import build_trace, reaches_terminal
+from checker.evidence import build_trace, closed_set, reaches_terminal
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import shared_interpreter
 from checker.lang.model import Config, Model
@@ -378,9 +379,17 @@ def _confirmed(model: Model, config: Config, prop: BoundProperty, compiled: Comp
     instances = compiled.instances
     last = instances[found.last_instance].action.name if found.last_instance is not None else None
     branches = tuple((instances[i].action.name, dict(instances[i].params)) for i in found.branch_instances)
+    states = [unpack(s) for s in found.path]
+    note = KINDS[prop.kind].violation.format(expr=(prop.prop.texts.get("expr") or [""])[0])
     try:
-        trace = build_trace(model, config, prop, [unpack(s) for s in found.path], found.shape, KINDS[prop.kind].violation.format(expr=(prop.prop.texts.get("expr") or [""])[0]),
-                            found.loop_start, last, branches, classify_loop=False)
+        if found.shape == "closed":  # `can-end`: the closed set explored again from the interpreter's last state
+            interp = shared_interpreter(model, config)
+            stuck = not interp.terminal(states[-1]) and not interp.transitions(states[-1])
+            closed = closed_set(interp, states[-1])
+            if closed is None:
+                return Search(None, spent, refused="a play from its last state ends in the interpreter")
+            note = trapped_finding([], closed, stuck).note
+        trace = build_trace(model, config, prop, states, found.shape, note, found.loop_start, last, branches, classify_loop=False)
     except ReplayMismatch as exc:
         return Search(None, spent, refused=f"it did not replay in the interpreter ({exc})")
     return Search(trace, spent)
