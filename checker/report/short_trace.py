@@ -17,7 +17,7 @@ from typing import Any
 
 from checker.trace import _View
 
-MAX_STEPS = 8  # steps shown on the page at most (the point's, the rest folded)
+MAX_STEPS = 6  # steps shown on the page at most (the point's, the rest folded; 16 findings fit a 500-line page)
 LAST_STEPS = 3  # the steps just before the violation, always shown
 START_ITEMS = 8  # elements of the start state shown at most
 CITES = 4  # clause and assumption links a step shows at most (the full trace has them all)
