@@ -29,14 +29,12 @@ from dataclasses import replace
 from typing import Any
 
 from checker import caches
-from checker.analysis.growth import representative
+from checker.analysis.growth import filed_entries, representative
 from checker.analysis.witness import SEED, Sampled, confirm, sample_violation, searchable
 from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.errors import RulecheckError
-from checker.findings import suite_findings
 from checker.lang.model import Config, Model
 from checker.lang.properties import bind
-from checker.report.findings import group_findings
 from checker.results import Result
 from checker.size_check import SizeCheck
 
@@ -79,13 +77,8 @@ def size_checks(results: list[Result], cache_dir: str | None = CACHE_DIR, pool: 
     """Play every filed finding at the document's size (`games` seeded games, `max_states` in
     all per finding), in `pool`'s workers when given; attach the outcomes to the finding's failures."""
     items: list[tuple[str, Result, str | None, int, int]] = []
-    entries = []
-    for folder in sorted({r.model.folder for r in results}):
-        mine = [r for r in results if r.model.folder == folder]
-        for entry in group_findings(mine, suite_findings(mine)):
-            if entry.finding is not None and entry.cls != "bound-artefact":
-                items.append((entry.id, representative(entry), cache_dir, games, max_states))
-                entries.append(entry)
+    entries = filed_entries(results)
+    items += [(entry.id, representative(entry), cache_dir, games, max_states) for entry in entries]
     if not items:
         return []
     out = run_in_order(_check_one, items, pool if pool is not None else SerialPool())

@@ -169,6 +169,18 @@ def representative(entry: FindingEvidence) -> Result:
     return min(entry.results, key=key)  # min keeps the first of equals: the serial order
 
 
+def filed_entries(results: list[Result]) -> list[FindingEvidence]:
+    """The filed findings the results show, game by game, without those filed as bound
+    artefacts: what the growth, invented-number and document-size re-checks re-check."""
+    from checker.findings import suite_findings
+
+    entries: list[FindingEvidence] = []
+    for folder in sorted({r.model.folder for r in results}):
+        mine = [r for r in results if r.model.folder == folder]
+        entries += [e for e in group_findings(mine, suite_findings(mine)) if e.finding is not None and e.cls != "bound-artefact"]
+    return entries
+
+
 def growth_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, jobs: int = 1, pool: Pool | None = None) -> list[GrowthCheck]:
     """Re-check every filed finding the results show (not those filed as bound artefacts) and
     attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
@@ -176,12 +188,8 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     given: the check's own, `checker.runner.check_pool`); outcomes are attached in the serial
     order either way."""
     from checker.dispatch import SerialPool, process_pool, run_in_order
-    from checker.findings import suite_findings
 
-    entries = []
-    for folder in sorted({r.model.folder for r in results}):
-        mine = [r for r in results if r.model.folder == folder]
-        entries += [e for e in group_findings(mine, suite_findings(mine)) if e.finding is not None and e.cls != "bound-artefact"]
+    entries = filed_entries(results)
     chosen = [(e.id, representative(e)) for e in entries]
     groups: dict[tuple, list[int]] = {}
     for number, (_, result) in enumerate(chosen):

@@ -14,12 +14,10 @@ from __future__ import annotations
 import os
 
 from checker import caches
-from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, recheck_at, representative
+from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, filed_entries, recheck_at, representative
 from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.engines.explicit import Budget
-from checker.findings import suite_findings
 from checker.lang.model import Config, Constant
-from checker.report.findings import group_findings
 from checker.results import Result
 from checker.value_check import ValueCheck, ValueTried
 
@@ -38,16 +36,12 @@ def value_checks(results: list[Result], max_states: int, timeout: float, cache_d
     at other plausible values, in `pool`'s workers when given; attach the outcomes."""
     items: list[tuple[str, Result, str, int, float, str | None]] = []
     entries = []
-    for folder in sorted({r.model.folder for r in results}):
-        mine = [r for r in results if r.model.folder == folder]
-        for entry in group_findings(mine, suite_findings(mine)):
-            if entry.finding is None or entry.cls == "bound-artefact":
-                continue
-            chosen = representative(entry)
-            for const in chosen.model.constants.values():
-                if const.invented:
-                    items.append((entry.id, chosen, const.name, max_states, timeout, cache_dir))
-                    entries.append(entry)
+    for entry in filed_entries(results):
+        chosen = representative(entry)
+        for const in chosen.model.constants.values():
+            if const.invented:
+                items.append((entry.id, chosen, const.name, max_states, timeout, cache_dir))
+                entries.append(entry)
     if not items:
         return []
     out = run_in_order(_check_one, items, pool if pool is not None else SerialPool())
