@@ -6,8 +6,8 @@ and the loops compiled first, not timed).
 For each model's default configuration (default: one model per bundled game), the best of N
 runs (default 3) of each loop over the whole game (a budget of 500,000 states): the check
 matrix's exploration with the model's property suite decided (`engine.explore` and `decide`),
-the impact analysis's space (`statespace_native.explore_space`), and the divergence search
-between the configuration and itself (`divergence_native.search`, which compares every state
+the impact analysis's space (`statespace.explore_space_natively`), and the divergence search
+between the configuration and itself (`divergence.search_in_interpreter`, which compares every state
 under both and so explores the whole game). Figures are CPU time of this process
 (`time.process_time`); run it on an idle machine, or alternate two checkouts, to compare.
 """
@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", default=DEFAULT)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    from checker.analysis import divergence_native, statespace_native
+    from checker.analysis import divergence, statespace
     from checker.engines.explicit import Budget
     from checker.engines.native import engine
     from checker.lang.build import load_model
@@ -57,8 +57,8 @@ def main() -> None:
         """Each loop as a function of the state budget, returning the states it explored."""
         return {
             "matrix": lambda budget: matrix(compiled, props, budget),
-            "space": lambda budget: len(statespace_native.explore_space(compiled, budget, 600.0).states),
-            "divergence": lambda budget: divergence_native.search(compiled, compiled, True, budget, 600.0).states,
+            "space": lambda budget: len(statespace.explore_space_natively(compiled, budget, 600.0).states),
+            "divergence": lambda budget: divergence.search_in_interpreter(compiled, compiled, True, budget, 600.0).states,
         }
 
     print(f"{'model':40s} {'loop':12s} {'states':>9s} {'CPU s':>7s} {'states/s':>10s}")

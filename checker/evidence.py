@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker import verdict_cache
-from checker.engines.native import stepping
+from checker.engines.backend import stepping
 from checker.errors import ModellingError
 from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze, shared_interpreter

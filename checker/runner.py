@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 from checker import caches, cluster, verdict_cache
 from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
+from checker.engines.backend import ExplicitEngine
 from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
-from checker.engines.native import ExplicitEngine
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace, describe_deciders
 from checker.findings import SuiteFinding, check_finding_names, load_findings

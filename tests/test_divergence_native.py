@@ -1,4 +1,4 @@
-"""The divergence search in the bytecode interpreter (`divergence_native.search`) against the
+"""The divergence search in the bytecode interpreter (`divergence.search_in_interpreter`) against the
 Python search (`divergence.search_in_python`): the same kind, the same play, the same number of
 states, depth and reason to stop, on random models with readings that change guards, results,
 movers, `only` and the outcome, on generated models under every pair of reading combinations,
@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from checker.analysis import divergence, divergence_native  # noqa: E402
+from checker.analysis import divergence  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config, Model  # noqa: E402
@@ -31,7 +31,7 @@ def agree(model: Model, baseline: Config, alternative: Config, max_states: int) 
     a, b = CompiledModel(model, baseline), CompiledModel(model, alternative)
     with_actor = divergence._actor_consults_readings(model)
     python = divergence.search_in_python(a, b, with_actor, max_states, 600.0)
-    native = divergence_native.search(a, b, with_actor, max_states, 600.0)
+    native = divergence.search_in_interpreter(a, b, with_actor, max_states, 600.0)
     for name in FIELDS:
         assert getattr(native, name) == getattr(python, name), (name, max_states, baseline.readings, alternative.readings)
     return native
@@ -83,7 +83,7 @@ def test_native_search_agrees_on_bundled_models(path, reading, option):
 
 def test_find_divergence_searches_natively(monkeypatch):
     """`find_divergence` runs the interpreter's search (and finds what the Python search finds)."""
-    calls = counted(monkeypatch, divergence_native, "search")
+    calls = counted(monkeypatch, divergence, "search_in_interpreter")
     model = load_model(COIN)
     base = model.default_config()
     found = divergence.find_divergence(model, base, base.with_readings({"tie": "reflip"}))
@@ -100,6 +100,6 @@ def test_find_divergence_falls_back_to_python_without_numba(monkeypatch):
     alternative = base.with_readings({"tie": "reflip"})
     natively = divergence.find_divergence(model, base, alternative)
     monkeypatch.setattr(native, "unavailable_reason", lambda: "numba is not installed")
-    monkeypatch.setattr(divergence_native, "search", lambda *args: pytest.fail("the interpreter ran without numba"))
+    monkeypatch.setattr(divergence, "search_in_interpreter", lambda *args: pytest.fail("the interpreter ran without numba"))
     in_python = divergence.find_divergence(model, base, alternative)
     assert (in_python.kind, in_python.summary, in_python.states, in_python.depth) == (natively.kind, natively.summary, natively.states, natively.depth)

@@ -1,4 +1,4 @@
-"""The Readings re-check's exploration in the bytecode interpreter (`evidence_native`) against
+"""The Readings re-check's exploration in the bytecode interpreter (`evidence.decide_natively`) against
 the Python loop (`evidence.decide_in_python`): the same verdicts, the same number of states, the
 same completeness and the same reason to stop, on random models under every reading, on the
 bundled models, with budgets that stop them and `at_least` counts that hold them."""
@@ -13,7 +13,7 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from checker.analysis import evidence, evidence_native  # noqa: E402
+from checker.analysis import evidence  # noqa: E402
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE  # noqa: E402
 from checker.engines.native import engine  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
@@ -38,7 +38,7 @@ def wanted_lists(model) -> list[list[str]]:
 def agree(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int) -> None:
     python = evidence.decide_in_python(compiled, wanted, max_states, at_least)
     try:
-        native = evidence_native.decide(compiled, wanted, max_states, at_least)
+        native = evidence.decide_natively(compiled, wanted, max_states, at_least)
     except engine.NativeDeferred:
         assert python.stopped_by.startswith("at a modelling error"), "the interpreter stopped where the Python loop met no error"
         return
@@ -71,7 +71,7 @@ def test_native_evidence_agrees_on_bundled_models(path):
 def test_decide_runs_natively(monkeypatch):
     """`evidence.decide` explores in the interpreter from the start, with the Python loop's
     verdicts, and generates no Python successor code for the configuration."""
-    calls = counted(monkeypatch, evidence_native, "decide")
+    calls = counted(monkeypatch, evidence, "decide_natively")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     wanted = [STUCK_REACHABLE, ENDS_SURELY]
     reference = evidence.decide_in_python(CompiledModel(model, model.default_config()), wanted, 100_000)

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from checker.engines.backend import explore_and_decide
 from checker.engines.explicit import Budget
-from checker.engines.native import explore_and_decide, unavailable_reason
+from checker.engines.native import unavailable_reason
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.int_bounds import INT64_MAX, first_wide

@@ -25,8 +25,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from checker.analysis.outcomes import longest_play  # noqa: E402
 from checker.analysis.statespace import explore_space  # noqa: E402
 from checker.engines import explicit  # noqa: E402
+from checker.engines.backend import explore_and_decide  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
-from checker.engines.native import engine, explore_and_decide  # noqa: E402
+from checker.engines.native import engine  # noqa: E402
 from checker.errors import RulecheckError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
@@ -328,7 +329,7 @@ def test_runner_backends_give_the_same_results_and_traces():
 def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch):
     """`--backend native` leaves the Python successor code unbuilt (it cost most of a cold
     compiled check), a trace still replays, and a fallback to the Python engine builds it."""
-    from checker.engines.native import ExplicitEngine
+    from checker.engines.backend import ExplicitEngine
     from checker.lang import compile as compile_module
     from checker.runner import CheckOptions
 

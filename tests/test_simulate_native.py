@@ -1,4 +1,4 @@
-"""Seeded random play in the bytecode interpreter (`simulate_native`) against the Python loop
+"""Seeded random play in the bytecode interpreter (`simulate.simulate_natively`) against the Python loop
 (`simulate.simulate_in_python`): the same games, so the same report (finished games, their
 lengths in order, outcomes, rules fired, stuck games, modelling errors in the Python engine's
 words, moves), on random models (chance by weight, players, rules, forced rules, `only`) under
@@ -16,7 +16,7 @@ pytest.importorskip("numba")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from checker.engines import simulate, simulate_native  # noqa: E402
+from checker.engines import simulate  # noqa: E402
 from checker.engines.native import engine  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
@@ -35,9 +35,9 @@ def agree(compiled: CompiledModel, games: int, seed: int, max_steps: int) -> sim
         python = simulate.simulate_in_python(compiled, games, seed, max_steps)
     except ModellingError:
         with pytest.raises(engine.NativeDeferred):
-            simulate_native.simulate(compiled, games, seed, max_steps)
+            simulate.simulate_natively(compiled, games, seed, max_steps)
         return None
-    native = simulate_native.simulate(compiled, games, seed, max_steps)
+    native = simulate.simulate_natively(compiled, games, seed, max_steps)
     for name in FIELDS:
         assert getattr(native, name) == getattr(python, name), (name, seed, max_steps)
     assert list(native.outcomes) == list(python.outcomes)  # in the order the games met them
@@ -106,7 +106,7 @@ def test_an_error_the_python_loop_raises_is_left_to_it(tmp_path):
     model = load_model(write_game(str(tmp_path), "errors", ERRORS.replace('terminal: "x == 3 and turn == bob"', 'terminal: "6 // (2 - x) == 0"')))
     compiled = CompiledModel(model, model.default_config())
     with pytest.raises(engine.NativeDeferred):
-        simulate_native.simulate(compiled, 50, 1, 20)
+        simulate.simulate_natively(compiled, 50, 1, 20)
     with pytest.raises(ModellingError):
         simulate.simulate(compiled, 50, 1, 20)
 
@@ -130,7 +130,7 @@ def test_the_generators_draws_are_pythons(seed):
 
 def test_simulate_plays_natively(monkeypatch):
     """`simulate.simulate` runs the interpreter's games when numba is installed."""
-    calls = counted(monkeypatch, simulate_native, "simulate")
+    calls = counted(monkeypatch, simulate, "simulate_natively")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     compiled = CompiledModel(model, model.default_config(), lazy=True)
     report = simulate.simulate(compiled, 100, 3, 200)

@@ -1,4 +1,4 @@
-"""The impact analysis's state space in the bytecode interpreter (`statespace_native`) against
+"""The impact analysis's state space in the bytecode interpreter (`statespace.explore_space_natively`) against
 the Python loop (`statespace.explore_space_in_python`): the same states in the same order, the
 same parents, moves, instances, movers, weights, terminal flags, depth and reason to stop, on
 random models under every reading, on bundled models, and with budgets that stop them."""
@@ -13,7 +13,7 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from checker.analysis import statespace, statespace_native  # noqa: E402
+from checker.analysis import statespace  # noqa: E402
 from checker.engines.native import engine  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
@@ -26,7 +26,7 @@ FIELDS = ("states", "index", "parent", "starts", "targets", "instances", "movers
 def agree(compiled: CompiledModel, max_states: int) -> None:
     python = statespace.explore_space_in_python(compiled, max_states, 600.0)
     try:
-        native = statespace_native.explore_space(compiled, max_states, 600.0)
+        native = statespace.explore_space_natively(compiled, max_states, 600.0)
     except engine.NativeDeferred:
         assert python.error is not None, "the interpreter stopped where the Python loop met no error"
         return
@@ -61,7 +61,7 @@ def test_native_space_agrees_on_bundled_models(path):
 def test_explore_space_runs_natively(monkeypatch):
     """`explore_space` explores in the interpreter from the start, with the Python loop's
     space, and generates no Python successor code for the configuration."""
-    calls = counted(monkeypatch, statespace_native, "explore_space")
+    calls = counted(monkeypatch, statespace, "explore_space_natively")
     model = load_model(os.path.join(HERE, "tests", "models", "duel", "duel.yaml"))
     reference = statespace.explore_space_in_python(CompiledModel(model, model.default_config()), 100_000)
     compiled = CompiledModel(model, model.default_config(), lazy=True)

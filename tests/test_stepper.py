@@ -15,7 +15,8 @@ pytest.importorskip("numba")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-from checker.engines.native import stepper, stepping  # noqa: E402
+from checker.engines.backend import stepping  # noqa: E402
+from checker.engines.native import stepper  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from checker import caches, verdict_cache
-from checker.engines.native import ExplicitEngine
+from checker.engines.backend import ExplicitEngine
 from checker.runner import CheckOptions, check_paths
 from checker.verdict import EngineName, Status, Verdict
 from tests.conftest import rulecheck

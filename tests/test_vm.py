@@ -18,8 +18,9 @@ pytest.importorskip("numba")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from checker.engines import native  # noqa: E402
+from checker.engines.backend import explore_and_decide  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
-from checker.engines.native import engine, explore_and_decide, vm  # noqa: E402
+from checker.engines.native import engine, vm  # noqa: E402
 from checker.engines.native.source import NativeSource  # noqa: E402
 from checker.engines.native.vm_code import _TEST_JUMPS, _WITH_CONSTANT, Bytecode, Program, _fused, _placed, stack_depth, whole_program  # noqa: E402
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
@@ -442,7 +443,7 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     another process: both are stored), and both give the same moves, states and outcomes."""
     import numpy as np
 
-    from checker.analysis import statespace_native
+    from checker.analysis import statespace
     from checker.engines.native import program_cache, vm_code
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
@@ -454,7 +455,7 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     monkeypatch.setattr(vm_code.Program, "__init__", lambda self, source, limit=None, moves=None: assembled.append(moves is None) or real(self, source, limit, moves))
     source, _, _ = engine.build_vm(compiled, [], checks=False)
     assert source.props == [] and props and assembled == [True]
-    without = statespace_native.explore_space(compiled, 10**6, 600)
+    without = statespace.explore_space_natively(compiled, 10**6, 600)
     engine.build_vm(compiled, props)  # the check matrix
     assert assembled == [True, False]  # the predicates only
     moves = engine._PROGRAMS[engine._key(model, compiled.config, [])]
@@ -670,7 +671,7 @@ def test_every_loop_calls_the_interpreter_with_one_list_of_argument_types(tmp_pa
 import os
 from checker.analysis.impact import keep_space
 from checker.analysis.statespace import explore_space
-from checker.engines import native, simulate_native
+from checker.engines import backend, simulate
 from checker.engines.explicit import Budget
 from checker.engines.native import engine, space_store, vm
 from checker.lang.compile import CompiledModel
@@ -681,8 +682,8 @@ engine.explore(CompiledModel(model, config, lazy=True), props, Budget(2_000, 600
 with space_store.sharing():  # the properties decided over a stored space too (`check_space`)
     keep_space(explore_space(CompiledModel(model, config, lazy=True), 200_000))
     engine.explore(CompiledModel(model, config, lazy=True), props, Budget(200_000, 600.0))
-simulate_native.simulate(CompiledModel(model, config, lazy=True), 20, 1, 200)
-stepped = native.stepping(model, config)
+simulate.simulate_natively(CompiledModel(model, config, lazy=True), 20, 1, 200)
+stepped = backend.stepping(model, config)
 for _, post in stepped.successors(stepped.initial[0]):
     stepped.terminal(post)
 module = engine.load_module(engine.vm_source())

@@ -20,6 +20,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from checker.analysis.statespace import mover_functions
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel
@@ -136,7 +138,7 @@ class Search:
 def find_divergence(model: Model, baseline: Config, alternative: Config, max_states: int = 500_000, timeout: float = 300.0) -> Divergence:
     """The shortest play legal under both configurations after which they differ.
 
-    The search runs in the bytecode interpreter when numba is installed (`divergence_native`:
+    The search runs in the bytecode interpreter when numba is installed (`search_in_interpreter`:
     one program for both readings, no successor code generated per configuration) and in the
     Python engine otherwise, or for a model the interpreter leaves to it; the same search state
     for state (`tests/test_divergence_native.py`)."""
@@ -170,11 +172,10 @@ def _search_natively(a: CompiledModel, b: CompiledModel, with_actor: bool, max_s
 
     if unavailable_reason() is not None or a.config.constants != b.config.constants:
         return None
-    from checker.analysis import divergence_native
     from checker.engines.native import engine
 
     try:
-        return divergence_native.search(a, b, with_actor, max_states, timeout)
+        return search_in_interpreter(a, b, with_actor, max_states, timeout)
     except (engine.NativeDeferred, engine.NativeUnsupported):
         return None
 
@@ -335,3 +336,65 @@ def _summary(result: Divergence) -> str:
 def _texts(side: Side) -> str:
     text = ", ".join(step.text for step in side.steps)
     return text + (f" and {side.more} more" if side.more else "")
+
+
+# -- the same search in the bytecode interpreter -----------------------------------------------
+# The Python search needs each configuration's generated successor code, and generating it was
+# most of the search's cost (two configurations a question). The interpreter runs one program for
+# every reading combination, so the two configurations are one program with two reading inputs.
+# `loops.py`'s `seed_divergence` and `expand_divergence` run the Python loop state for state: the
+# same order, the same comparison (terminal, outcome, a modelling error under one side only, the
+# enabled moves, their results), the same budget; `search_in_interpreter` turns the state it
+# stops at into the same play, which `find_divergence` then replays and confirms in the reference
+# interpreter as it does the Python search's (`tests/test_divergence_native.py` holds the two
+# searches to the same results).
+
+CHUNK = 1 << 14  # states compared between two looks at the clock
+COMPLETE, PAST_BUDGET, FOUND, FULL = 1, 2, 3, 4
+KINDS = {1: "terminal", 2: "outcome", 3: "error", 4: "moves", 5: "result"}  # loops.py's DIVERGES codes
+
+
+def search_in_interpreter(a: CompiledModel, b: CompiledModel, with_actor: bool, max_states: int, timeout: float) -> Search:
+    """The search of `find_divergence` between two reading combinations of one model and its
+    constants (the initial states are the same under both). Raises `engine.NativeDeferred` at a
+    modelling error the Python search raises too (an outcome that cannot be evaluated) and
+    `engine.NativeUnsupported` for a model the interpreter cannot assemble."""
+    from checker.engines.native import engine
+
+    deadline = time.perf_counter() + timeout
+    module, ctx_a, ni, initial, states, table = engine.vm_loop(a, max_states)[1:]
+    _, _, ctx_b = engine.build_vm(b, [], checks=False)  # the same program, with b's readings
+    parent = np.empty(states.shape[0], np.int32)
+    depth = np.empty(states.shape[0], np.int32)
+    meta = np.zeros(6, np.int64)
+    meta[3] = max_states
+    stopped_by = ""
+    try:
+        with engine.compiling(module.__name__, "divergence"):  # the first calls compile: the loop's with no state to expand
+            module.seed_divergence(meta, states, parent, depth, table, initial)
+            module.expand_divergence(meta, states, parent, depth, table, ctx_a, ctx_b, with_actor, 0)
+        while True:
+            code = module.expand_divergence(meta, states, parent, depth, table, ctx_a, ctx_b, with_actor, CHUNK)
+            if code == FULL:
+                n = int(meta[0])
+                if n + ni > states.shape[0]:
+                    states, parent, depth = engine._grown(states, n), engine._grown(parent, n), engine._grown(depth, n)
+                table = engine.fitted_table(table, n + ni)
+                continue
+            if code in (COMPLETE, PAST_BUDGET, FOUND):
+                break
+            if time.perf_counter() > deadline:
+                stopped_by = f"timeout after {timeout:g} s"
+                break
+    except engine.RUNTIME_ERRORS as exc:
+        raise engine.NativeDeferred(str(exc)) from exc
+    if code == PAST_BUDGET:
+        stopped_by = f"state budget of {max_states:,} reached"
+    path: list[int] = []
+    if code == FOUND:
+        node = int(meta[4])
+        while node >= 0:
+            path.append(engine.from_words(states[node]))
+            node = int(parent[node])
+        path.reverse()
+    return Search(KINDS.get(int(meta[5]), ""), path, int(meta[0]), int(meta[2]), code == COMPLETE, stopped_by)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from checker.analysis.classify import TOLERANCE
 from checker.analysis.outcomes import NEVER, Impact
 from checker.engines.graph import CSRGraph, reaches
@@ -83,18 +85,17 @@ def decide(compiled: CompiledModel, wanted: list[str], max_states: int, at_least
     `max_states`, or at a modelling error. `at_least` tells a larger game that is smaller than
     the checked one (a bound whose growth breaks the deal, say) from one that is not.
 
-    In the bytecode interpreter (`evidence_native`, the same loop state for state) when numba is
+    In the bytecode interpreter (`decide_natively`, the same loop state for state) when numba is
     installed: no Python successor code is generated for the configuration. The Python loop runs
     without numba, at a modelling error (it says where) and for a model the interpreter cannot
     run."""
     from checker.engines.native import unavailable_reason
 
     if unavailable_reason() is None:
-        from checker.analysis import evidence_native
         from checker.engines.native import engine
 
         try:
-            return evidence_native.decide(compiled, wanted, max_states, at_least)
+            return decide_natively(compiled, wanted, max_states, at_least)
         except (engine.NativeDeferred, engine.NativeUnsupported):
             pass  # a modelling error (the Python loop reports where) or a model it cannot run
     return decide_in_python(compiled, wanted, max_states, at_least)
@@ -189,3 +190,78 @@ def _all_reach(graph: CSRGraph, ends: bytearray, kinds: tuple[int, ...]) -> bool
     reached = reaches(graph, [n for n, kind in enumerate(ends) if kind in kinds])
     return all(reached)
 
+
+# -- the same exploration in the bytecode interpreter ------------------------------------------
+# `loops.py`'s `seed_ends` and `expand_ends` run `decide_in_python`'s loop state for state;
+# `decide_natively` asks, between their chunks, whether the wanted verdicts are settled (only when
+# a stuck state or an outcome is new, as the Python loop does), and reads the verdicts off the
+# arrays (`tests/test_evidence_native.py` holds the two to the same verdicts, state counts and
+# reasons).
+
+CHUNK = 1 << 16  # states expanded between two returns to Python
+COMPLETE, PAST_BUDGET, ASK, FULL = 1, 2, 3, 4
+
+
+def decide_natively(compiled: CompiledModel, wanted: list[str], max_states: int, at_least: int = 0) -> Verdicts:
+    """`decide`, in the interpreter. Raises `engine.NativeDeferred` at a modelling error (the
+    Python loop then stops there with its words) and `engine.NativeUnsupported` for a model the
+    interpreter cannot assemble."""
+    from checker.engines.native import engine
+
+    module, ctx, ni, initial, states, table = engine.vm_loop(compiled, max_states)[1:]
+    capacity = states.shape[0]
+    ends = np.zeros(capacity, np.uint8)
+    starts = np.zeros(capacity + 1, np.int64)
+    edges = np.empty(1 << 16, np.int32)
+    seen = np.zeros(256, np.int64)
+    meta = np.zeros(10, np.int64)
+    meta[5] = max_states
+    meta[6] = at_least
+    meta[7] = 1 if (wanted or at_least) else 0
+    meta[8] = meta[9] = -1
+    outcome = compiled.decoder(compiled.model.outcome) if compiled.model.outcome is not None else None
+    try:
+        with engine.compiling(module.__name__, "ends"):  # the first calls compile: the loop's with no state to expand
+            module.seed_ends(meta, states, table, initial, ends, seen, ctx)
+            module.expand_ends(meta, states, table, starts, edges, ends, seen, ctx, 0)
+        code = 0
+        while True:
+            code = module.expand_ends(meta, states, table, starts, edges, ends, seen, ctx, CHUNK)
+            if code == FULL:
+                n, ne = int(meta[0]), int(meta[2])
+                if n + ni > states.shape[0]:
+                    states, ends = engine._grown(states, n), engine._grown(ends, n)
+                    starts = engine._grown(starts, int(meta[1]) + 1)
+                table = engine.fitted_table(table, n + ni)
+                if ne + ni > edges.shape[0]:
+                    edges = engine._grown(edges, ne, ne + ni)
+                continue
+            if code == ASK:
+                meta[8], meta[9] = meta[3], meta[4]
+                if settled_by(wanted, bool(meta[3]), _seen(seen, int(meta[4]), outcome)):
+                    break
+                continue
+            if code in (COMPLETE, PAST_BUDGET):
+                break
+    except engine.RUNTIME_ERRORS as exc:
+        raise engine.NativeDeferred(str(exc)) from exc
+    n, i, ne = int(meta[0]), int(meta[1]), int(meta[2])
+    stuck = bool(meta[3])
+    seen_words = _seen(seen, int(meta[4]), outcome)
+    stopped_by = f"past its budget of {max_states:,} states" if code == PAST_BUDGET else ""
+    complete = i == n and not stopped_by
+    values = verdict_values(wanted, stuck, seen_words, complete, lambda kinds: _all_reach_natively(starts, edges, ends, i, ne, kinds))
+    return Verdicts(values, n, complete, stopped_by)
+
+
+def _seen(seen: np.ndarray, count: int, outcome) -> set[str]:
+    """The outcomes seen, in the Python loop's words (the decoded value as text)."""
+    return {str(outcome(int(code))) if outcome is not None else "finished" for code in seen[:count]}
+
+
+def _all_reach_natively(starts: np.ndarray, edges: np.ndarray, ends: np.ndarray, expanded: int, ne: int, kinds: tuple[int, ...]) -> bool:
+    """`_all_reach` over the arrays, with the compiled backward search."""
+    from checker.engines.native import engine
+
+    goal = np.isin(ends[:expanded], kinds).astype(np.uint8)
+    return bool(engine._runtime().can_reach(starts[: expanded + 1], edges[:ne], goal).all())

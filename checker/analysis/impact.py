@@ -119,7 +119,7 @@ def keep_space(space: StateSpace) -> None:
 
     if not space_store.sharing_now() or unavailable_reason() is not None or not space.complete or space.error is not None:
         return
-    from checker.analysis.statespace_native import PackedStates
+    from checker.analysis.statespace import PackedStates
 
     if not isinstance(space.states, PackedStates):
         return

@@ -25,8 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.analysis.outcomes import attractor, outcome_labels, win_labels
-from checker.analysis.statespace import CHANCE, StateSpace
+from checker.analysis.statespace import CHANCE, StateSpace, explore_space
+from checker.engines.explicit import Exploration
+from checker.engines.finding import Finding
 from checker.engines.graph import is_cyclic, strongly_connected
+from checker.lang.properties import BoundProperty
 
 TOLERANCE = 1e-9
 
@@ -168,3 +171,20 @@ def matches(value: str | float | None, expected: str | float) -> bool:
     if isinstance(expected, float) or isinstance(value, float):
         return isinstance(value, float) and isinstance(expected, float) and abs(value - expected) <= TOLERANCE
     return value == expected
+
+
+def value_finding(exp: Exploration, prop: BoundProperty) -> Finding:
+    """A `value` property decided after the explicit engine's exploration: the game value under
+    perfect play against the property's `value`; a line of perfect play is the evidence either
+    way. Given to the engine's `decide` by its caller (`checker.engines.backend`), so the
+    engine imports no analysis."""
+    space = explore_space(exp.compiled, max_states=len(exp.states) + 1)
+    found = game_value(space, prop.chance)
+    if found.value is None:
+        return Finding("undecided", detail=found.reason)
+    shown = f"{found.value:.6g}" if isinstance(found.value, float) else found.value
+    path = [exp.index[space.states[n]] for n in found.line]
+    assert prop.value is not None  # `bind_value` always sets a `value` property's expected value
+    status = "holds" if matches(found.value, prop.value) else "fails"
+    note = f"Game value under perfect play (chance: {prop.chance}): {shown}; {found.reason}. The steps show a line of perfect play."
+    return Finding(status, path, shape="strategy", loop_start=found.loop_start, note=note, detail=f"value: {shown} (expected {prop.value})")

@@ -50,8 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.analysis.evidence import ENDS_SURELY, OUTCOME, STUCK_REACHABLE
-from checker.engines.explicit import trapped_finding
-from checker.engines.native import stepping, unavailable_reason
+from checker.engines.backend import stepping
+from checker.engines.finding import trapped_finding
+from checker.engines.native import unavailable_reason
 from checker.engines.simulate import choose_move, weight_functions
 from checker.errors import ModellingError
 from checker.evidence import build_trace, closed_set, reaches_terminal

@@ -23,7 +23,7 @@ import numpy as np
 
 from checker.analysis.evidence import OUTCOME, STUCK_REACHABLE
 from checker.engines.native import engine
-from checker.engines.simulate_native import _mover_ranks
+from checker.engines.simulate import _mover_ranks
 from checker.lang.compile import CompiledModel
 
 WALK_NONE, WALK_FOUND = 0, 1  # walk_witness's status (anything else: left to the Python walks)

@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any
-
 import click
 
 
@@ -19,15 +15,3 @@ def add_commands(group: click.Group) -> None:
     for command in (init, schema, report, count):
         group.add_command(command)
 
-
-def guarded(command: Callable) -> Callable:
-    """`checker.cli.guarded` (exit 2 for user errors, 3 for internal ones), looked up when the
-    command runs: the command module imports this package, so it cannot import that one first."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from checker.cli import guarded as guard
-
-        return guard(command)(*args, **kwargs)
-
-    return wrapper

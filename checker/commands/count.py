@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from checker.commands import guarded
+from checker.commands.common import default_paths, guarded, pairs
 
 
 @click.command()
@@ -27,12 +27,11 @@ def count(expr: str, paths: tuple[str, ...], by: str | None, terminal_only: bool
     `rulecheck count true models/ttt --terminal --by outcome`. Exit 1 when an exploration
     stopped at its budget (the counts cover only the states explored)."""
     from checker.analysis.count import count_lines, count_states
-    from checker.cli import _default_paths, _pairs
     from checker.engines.explicit import Budget
     from checker.runner import CheckOptions, check_selection, load_games, parse_constants, reading_configs
 
-    pins, sets = _pairs(pinned, "--reading"), _pairs(constants, "--set")
-    games = load_games(_default_paths(paths))
+    pins, sets = pairs(pinned, "--reading"), pairs(constants, "--set")
+    games = load_games(default_paths(paths))
     check_selection(games, CheckOptions(pinned=pins, constants=sets))
     counts = []
     for game in games:

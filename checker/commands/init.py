@@ -7,7 +7,7 @@ import re
 
 import click
 
-from checker.commands import guarded
+from checker.commands.common import guarded
 
 
 @click.command()

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from checker.commands import guarded
+from checker.commands.common import guarded
 
 
 @click.command()

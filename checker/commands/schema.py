@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from checker.commands import guarded
+from checker.commands.common import guarded
 from checker.schema import KINDS_OF_FILE
 
 

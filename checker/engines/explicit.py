@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import cast
 
+from checker.engines.finding import Budget, Finding, Progress, trapped_finding
 from checker.engines.graph import (
     CSRGraph,
     is_cyclic,
@@ -34,42 +35,6 @@ from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.lang.symmetry import Symmetry, concretise
 from checker.verdict import EngineName, Status, Verdict
-
-
-@dataclass
-class Budget:
-    max_states: int = 2_000_000
-    timeout: float = 600.0
-    stop_when_decided: bool = False  # stop as soon as every property has its verdict (growth re-checks)
-
-
-@dataclass
-class Progress:
-    states: int
-    transitions: int
-    depth: int
-    frontier: int
-    seconds: float
-
-    @property
-    def rate(self) -> float:
-        return self.states / self.seconds if self.seconds > 0 else 0.0
-
-
-@dataclass
-class Finding:
-    """What the engine found for one property: a verdict and, for a failure, a path."""
-
-    status: str  # holds | fails | undecided | error
-    path: list[int] = field(default_factory=list)  # state numbers from an initial state
-    shape: str = "path"
-    loop_start: int | None = None
-    note: str = ""
-    branch_instances: tuple[int, ...] = ()  # deterministic: instance ids of the disagreeing moves
-    last_instance: int | None = None  # after: the instance of the final step
-    detail: str = ""
-    loop_exits: bool | None = None  # a lasso: whether its strongly connected component can be left
-    more_paths: list[list[int]] = field(default_factory=list)  # reachable: further witnesses, each to another state
 
 
 @dataclass
@@ -381,10 +346,16 @@ def _decide_by_cycle(exp: Exploration, props: list[BoundProperty], found: dict[s
             found.setdefault(prop.id, finding)
 
 
+# The kinds decided over the whole graph once it is explored; every other kind not found failing
+# while exploring holds.
+GRAPH_KINDS = frozenset({"terminates", "leads-to", "can-end", "value"})
+
+
 def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Finding], graph_checks: dict[str, Callable] | None = None) -> dict[str, Finding]:
-    """Turn the exploration into a finding for every property. `graph_checks` replaces the
-    checks of graph properties by kind (the native back-end passes its compiled ones)."""
-    checks = {"terminates": terminates, "leads-to": leads_to, "can-end": lambda e, _p: can_end(e), "value": value, **(graph_checks or {})}
+    """Turn the exploration into a finding for every property. `graph_checks` adds or replaces
+    the checks of graph properties by kind: the native back-end passes its compiled ones, and
+    the caller the `value` kind's, a retrograde analysis this engine does not import."""
+    checks = {"terminates": terminates, "leads-to": leads_to, "can-end": lambda e, _p: can_end(e), **(graph_checks or {})}
     out: dict[str, Finding] = {}
     for prop in props:
         if exp.error is not None and prop.id not in found:
@@ -399,8 +370,8 @@ def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Findin
             out[prop.id] = coverage(exp)
         elif not exp.complete:
             out[prop.id] = Finding("undecided")
-        elif prop.kind in checks:
-            out[prop.id] = checks[prop.kind](exp, prop)
+        elif prop.kind in GRAPH_KINDS:
+            out[prop.id] = checks[prop.kind](exp, prop)  # `value` is given by the caller (`checker.analysis.value`): missing, it stops here
         else:
             out[prop.id] = Finding("holds")
     return out
@@ -537,31 +508,6 @@ def can_end(exp: Exploration) -> Finding:
     if trapped is None:
         return Finding("holds")
     return trapped_finding(exp.path_to(trapped), reachable_count(graph, trapped), graph.out_degree(trapped) == 0)
-
-
-def trapped_finding(path: list[int], closed: int, stuck: bool) -> Finding:
-    """`can-end`'s counterexample, worded the same by both back-ends: a play to a state from
-    which no play ends, with the size of its closed set of successors."""
-    what = "no rule applies there and the game is not over" if stuck else f"the {closed:,} state(s) reachable from it (itself included) are none of them terminal and lead only to each other"
-    return Finding("fails", path, shape="closed", note=f"From the last state no play reaches the end of the game: {what}.", detail=f"closed set of {closed:,} non-terminal state(s)")
-
-
-def value(exp: Exploration, prop: BoundProperty) -> Finding:
-    """The game value under perfect play (retrograde analysis in `checker.analysis.value`),
-    against the property's `value`; a line of perfect play is the evidence either way."""
-    from checker.analysis.statespace import explore_space
-    from checker.analysis.value import game_value, matches
-
-    space = explore_space(exp.compiled, max_states=len(exp.states) + 1)
-    found = game_value(space, prop.chance)
-    if found.value is None:
-        return Finding("undecided", detail=found.reason)
-    shown = f"{found.value:.6g}" if isinstance(found.value, float) else found.value
-    path = [exp.index[space.states[n]] for n in found.line]
-    assert prop.value is not None  # `bind_value` always sets a `value` property's expected value
-    status = "holds" if matches(found.value, prop.value) else "fails"
-    note = f"Game value under perfect play (chance: {prop.chance}): {shown}; {found.reason}. The steps show a line of perfect play."
-    return Finding(status, path, shape="strategy", loop_start=found.loop_start, note=note, detail=f"value: {shown} (expected {prop.value})")
 
 
 def reachable_count(graph: CSRGraph, source: int) -> int:

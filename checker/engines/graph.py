@@ -13,6 +13,10 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 
+# Who moves along a recorded edge, besides a player (their member number): chance, or the rules.
+CHANCE = -1
+RULES = -2
+
 
 class CSRGraph:
     """Successor lists of nodes 0..n-1; node i's successors are edges[starts[i]:starts[i+1]]."""

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import IO, Any, TypeVar
 
+from checker.engines.native import cache_dir
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 _WARM: set[tuple[str, str]] = set()  # (module, kernels) this process has compiled or loaded
@@ -34,8 +36,6 @@ _STARTED: set[str] = set()  # modules this process has compiled or loaded a grou
 
 
 def lock_folder() -> str:
-    from checker.engines.native.engine import cache_dir
-
     return os.path.join(cache_dir(), "locks")
 
 

@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from checker import caches
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.graph import CSRGraph
-from checker.engines.native import DECIDED_IN_LOOP, space_store
+from checker.engines.native import DECIDED_IN_LOOP, cache_dir, space_store
 from checker.engines.native.compile_lock import compiling, shared_first
 from checker.engines.native.layer_checks import LayerChecks
 from checker.engines.native.source import WORD, NativeSource
@@ -62,10 +61,6 @@ class NativeDeferred(Exception):
     engine (the reference) re-runs the configuration and reports it, with its message and
     trace. Errors are rare and their reports need the interpreter's words, so the compiled code
     carries no error-handling paths of its own."""
-
-
-def cache_dir() -> str:
-    return os.path.join(caches.user_cache_root(), "native")
 
 
 def _fingerprint() -> str:

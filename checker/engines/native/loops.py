@@ -143,7 +143,7 @@ def check_space(meta, states, parent, starts, targets, native, term, fired, forc
     return nl
 
 
-# -- the Readings re-check's exploration (checker/analysis/evidence_native.py) ----------------------
+# -- the Readings re-check's exploration (checker/analysis/evidence.py, decide_natively) ----------------------
 # meta: 0 states, 1 next state to expand, 2 edges, 3 a stuck state found, 4 outcomes seen (codes in
 # `seen`), 5 the state budget, 6 at_least, 7 ask whether settled (something is wanted), 8 and 9 the
 # (stuck, outcomes seen) last asked about (-1: never asked).
@@ -260,7 +260,7 @@ def out_rows(ctx):
     return ctx[8][7]
 
 
-# -- the impact analysis's state space (checker/analysis/statespace_native.py) -----------------------
+# -- the impact analysis's state space (checker/analysis/statespace.py, explore_space_natively) -----------------------
 # meta: 0 states, 1 next state to expand, 2 moves stored, 3 depth, 4 the end of the current layer,
 # 5 the state budget. status: 0 chunk done, 1 complete, 2 past the budget, 4 arrays full.
 
@@ -356,7 +356,7 @@ def expand_space(meta, states, parent, table, starts, targets, instances, movers
     return code
 
 
-# -- the divergence search between two readings (checker/analysis/divergence_native.py) ---------------
+# -- the divergence search between two readings (checker/analysis/divergence.py, search_in_interpreter) ---------------
 # Two contexts of one program: the same instructions and instances, each with its readings.
 # meta: 0 states, 1 next state to compare, 2 the deepest compared, 3 the state budget, 4 the
 # divergent state, 5 its kind (DIVERGES below). status: 0 chunk done, 1 complete, 2 past the
@@ -517,7 +517,7 @@ def expand_divergence(meta, states, parent, depth, table, ctx_a, ctx_b, with_act
     return 1 if i >= n else 0
 
 
-# -- seeded random play (checker/engines/simulate_native.py) ------------------------------------------
+# -- seeded random play (checker/engines/simulate.py, simulate_natively) ------------------------------------------
 # Python's `random.Random` draws, exactly: its Mersenne Twister (`mt`: the 624 words and, at 624,
 # the position `getstate()` gives) and the ways `choice` and `choices` consume it, so a game
 # takes the moves `simulate.simulate` takes with the same seed.

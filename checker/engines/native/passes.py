@@ -17,8 +17,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from checker.engines import explicit
-from checker.engines.explicit import Finding
+from checker.engines.finding import Finding, trapped_finding
 from checker.engines.native import runtime
 from checker.engines.native.compile_lock import first_call_locked
 
@@ -103,7 +102,7 @@ def can_end(starts: np.ndarray, edges: np.ndarray, term: np.ndarray, path_to: Ca
         return Finding("holds")
     node = int(trapped[0])
     closed = int(runtime.reachable_count(starts, edges, node))
-    return explicit.trapped_finding(path_to(node), closed, bool(starts[node + 1] == starts[node]))
+    return trapped_finding(path_to(node), closed, bool(starts[node + 1] == starts[node]))
 
 
 def csr_arrays(starts: object, edges: object) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from checker.engines.graph import CHANCE, RULES
 from checker.engines.native import vm
 from checker.engines.native.source import WORD, NativeSource
 from checker.engines.native.vm_share import MIN_SIZE, Again, FreeNames, Label, Mark, Reg, Shared, Unit, register_at, registers_needed
@@ -691,10 +692,8 @@ class Program:
         return out
 
     def _mover(self, instance: Instance) -> int:
-        """Who makes an instance's move, for `explore_space`: `statespace.CHANCE` or `RULES`, or
+        """Who makes an instance's move, for `explore_space`: `graph.CHANCE` or `RULES`, or
         the program giving the player's member number."""
-        from checker.analysis.statespace import CHANCE, RULES
-
         action = instance.action
         if action.by != "player":
             return CHANCE if action.by == "chance" else RULES
