@@ -87,7 +87,7 @@ def main() -> None:
     accounted = sum(SPENT.values())
     print(f"  {'other (reports, expectations, planning)':<50} {cpu - accounted:8.1f} s  {100 * (cpu - accounted) / max(cpu, 1e-9):5.1f} %")
     if args.impact:
-        from checker.report.reading_impact import readings_section
+        from checker.pipeline.readings import readings_section
 
         models = sorted({r.model.path: r.model for r in results}.items())
         by_game: dict[str, list] = defaultdict(list)

@@ -38,7 +38,7 @@ def main() -> None:
     from checker.analysis.growth import growth_checks
     from checker.analysis.invented import value_checks
     from checker.fix_check import fix_checks
-    from checker.report.reading_impact import analyse_for_errata
+    from checker.pipeline.readings import analyse_for_errata
     from checker.runner import CheckOptions, check_paths, load_games
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -110,11 +110,11 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     game's errata page."""
     from checker.engines.native import space_store
     from checker.fix_check import fix_checks
+    from checker.pipeline.errata import write_errata
+    from checker.pipeline.readings import ReadingsAhead
     from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
-    from checker.report.errata import write_errata
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
-    from checker.report.reading_impact import ReadingsAhead
     from checker.report.summary import print_summary
     from checker.report.table import print_results
     from checker.runner import check_pool, load_games, play_scenarios
@@ -165,9 +165,9 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
 
         write_sarif(results, sarif_path, None if no_write else out, known_fingerprints(baseline) if baseline is not None else None)
     if html_dir:
-        from checker.report.html import write_html
+        from checker.pipeline.html import write_report
 
-        write_html(results, html_dir)
+        write_report(results, html_dir)
     comparison = compare(results, baseline) if baseline is not None else None
     if fmt == "json":
         doc = results_json(results)
@@ -291,7 +291,7 @@ def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side
 def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     """Regenerate the errata pages of GAMES (folder names under models/; default: all)."""
     from checker.fix_check import fix_checks
-    from checker.report.errata import write_errata
+    from checker.pipeline.errata import write_errata
     from checker.runner import load_games
 
     paths = tuple(os.path.join(models_dir, g) for g in games) or (models_dir,)
@@ -325,8 +325,8 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
     (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
     sides, and the class: game-breaking, outcome-changing, odds-shifting, rules-visible or moot."""
     from checker.analysis.impact import Settings, analyse_model
+    from checker.pipeline.readings import readings_section
     from checker.report.impact_json import impacts_json
-    from checker.report.reading_impact import readings_section
     from checker.runner import load_games
 
     settings = Settings(max_states, timeout, games, seed, pairs)

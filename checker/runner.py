@@ -444,7 +444,7 @@ def play_scenarios(games: list[GameModels], options: CheckOptions) -> list[Scena
 
 class SideWork(Protocol):
     """Work a whole check does beside its matrix that needs none of its results (the pages'
-    Readings analysis, `reading_impact.ReadingsAhead`)."""
+    Readings analysis, `pipeline.readings.ReadingsAhead`)."""
 
     def queue(self, games: list[GameModels], pool: Pool) -> None:
         """Submit its jobs to `pool` (before the matrix's: they start first)."""

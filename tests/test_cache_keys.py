@@ -21,7 +21,7 @@ from checker.analysis import growth
 from checker.lang import compile_cache
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
-from checker.report import reading_impact
+from checker.pipeline import readings as reading_impact
 from checker.runner import CheckOptions, check_paths
 
 BASE = """\

@@ -13,8 +13,9 @@ import pytest
 
 from checker.dispatch import process_pool
 from checker.errors import RulecheckError
-from checker.report import reading_impact
-from checker.report.reading_impact import ReadingsAhead, _content_key, readings_section
+from checker.pipeline import readings as reading_impact
+from checker.pipeline.readings import ReadingsAhead, _content_key, readings_section
+from checker.report.reading_impact import readings
 from checker.runner import CheckOptions, check_paths, load_games
 from tests.conftest import rulecheck
 
@@ -68,7 +69,7 @@ def test_readings_analysed_ahead_give_the_serial_sections(tmp_path):
         paths, (impacts, rechecks) = prepared[game.folder]
         assert paths == [m.path for m in game.models if not m.abstract] == [mi.model.path for mi in impacts]
         mine = [r for r in results if r.model.folder == game.folder]
-        assert readings_section(game.models, mine, impacts, rechecks=rechecks) == readings_section(game.models, mine)
+        assert readings(game.models, mine, impacts, rechecks)[0] == readings_section(game.models, mine)
 
 
 def test_the_readings_recheck_runs_beside_the_caller_until_waited_for(monkeypatch):

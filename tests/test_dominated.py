@@ -54,7 +54,7 @@ def test_no_choice_is_reported_where_each_helps_somewhere_or_the_outcome_names_n
 
 
 def test_the_page_lists_the_choices_that_never_help(tmp_path):
-    from checker.report.errata import errata_pages
+    from checker.pipeline.errata import errata_pages
     from checker.runner import CheckOptions, check_paths
 
     write_game(str(tmp_path), "race", RACE)

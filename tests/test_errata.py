@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from checker.errors import RulecheckError
-from checker.report.errata import errata_pages
+from checker.pipeline.errata import errata_pages
 from checker.report.findings import SEVERITIES, group_findings
 from checker.report.summary import MAX_UNEXPECTED_LINES, summary_lines
 from checker.runner import CheckOptions, check_paths, load_games

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from checker.fix_check import fix_checks
-from checker.report.errata import errata_pages
+from checker.pipeline.errata import errata_pages
 from checker.runner import CheckOptions, check_games, load_games
 from tests.symbolic_support import write_game
 

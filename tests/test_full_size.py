@@ -8,7 +8,7 @@ import os
 
 from checker.analysis.full_size import document_constants, invented_sizes, size_checks
 from checker.lang.build import load_model
-from checker.report.errata import errata_pages
+from checker.pipeline.errata import errata_pages
 from checker.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.report.html import write_html
+from checker.pipeline.html import write_report
 from checker.report.html.player import shown_states
 from checker.runner import CheckOptions, check_paths
 from tests.conftest import write
@@ -79,7 +79,7 @@ def duel_site(tmp_path_factory) -> Path:
     shutil.copytree(HERE / "models", root / "models")
     shutil.copytree(HERE / "properties", root / "properties")
     results = check_paths([str(root / "models")], CheckOptions(constants={"low_cards": "0", "high_cards": "4"}))
-    write_html(results, str(root / "site"))
+    write_report(results, str(root / "site"))
     return root / "site"
 
 
@@ -89,7 +89,7 @@ def lasso_site(tmp_path_factory) -> Path:
     write(root, LOOPING, "mini.yaml")
     (root / "properties").mkdir()
     (root / "properties" / "game.yaml").write_text("properties:\n  - {id: ends, kind: terminates, expect: fails}\n")
-    write_html(check_paths([str(root / "models")], CheckOptions()), str(root / "site"))
+    write_report(check_paths([str(root / "models")], CheckOptions()), str(root / "site"))
     return root / "site"
 
 

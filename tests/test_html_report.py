@@ -14,10 +14,10 @@ from html.parser import HTMLParser
 from checker.analysis.statespace import explore_space
 from checker.findings import suite_findings
 from checker.lang.compile import CompiledModel
+from checker.pipeline.html import write_report
 from checker.report.appendix import where
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
-from checker.report.html import write_html
 from checker.report.html.page import plain
 from checker.report.html.player import shown_states
 from checker.report.html.state_graph import STATE_GRAPH_LIMIT
@@ -87,7 +87,7 @@ def test_the_site_holds_every_finding_and_trace(project):
     extra = "  - {id: alice-stays-low, kind: invariant, says: Alice never scores 2., expr: 'score[alice] < 2', clauses: [duel-2], expect: fails}\n"
     suite.write_text(suite.read_text().replace("findings:", extra + "findings:"))
     results = check_paths([str(project / "models")], CheckOptions())
-    paths = write_html(results, str(project / "site"))
+    paths = write_report(results, str(project / "site"))
     assert sorted(p.rsplit("/", 1)[1] for p in paths) == ["duel.html", "index.html"]
     index = (project / "site" / "index.html").read_text()
     page = (project / "site" / "duel.html").read_text()
@@ -184,7 +184,7 @@ def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
     (tmp_path / "properties").mkdir()
     (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails}\n")
     results = check_paths([str(tmp_path / "models")], CheckOptions())
-    page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
+    page = open(write_report(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
     parse(page)
     assert_self_contained(page)
     players = {re.search(r'aria-label="never-over: ([^"(]*) \(', chunk)[1].strip(): chunk for chunk in page.split('<div class="player"')[1:]}

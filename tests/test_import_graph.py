@@ -70,3 +70,36 @@ def test_no_import_cycle():
     graph = import_graph()
     shown = [" ; ".join(f"{a}:{graph.edges[a, b]['line']} -> {b}" for a, b in graph.subgraph(component).edges()) for component in cycles]
     assert not cycles, "import cycles:\n" + "\n".join(shown)
+
+
+# What starts work: the pipeline's and the runner's modules, pools, threads and processes, and the
+# entry points of every search and analysis that explores. A report imports none of them.
+RUNS = ("checker.runner", "checker.pipeline", "checker.dispatch", "checker.cluster", "threading", "concurrent", "subprocess", "multiprocessing")
+SEARCHES = frozenset({
+    "explore", "explore_space", "explore_and_decide", "simulate", "find_divergence", "decide", "analyse", "analyse_model", "analyse_models",
+    "analyse_for_errata", "recheck_readings", "check_config", "check_paths", "check_selection", "sample_violation", "find_verdict",
+})
+
+
+def report_imports() -> list[tuple[str, int, str, list[str]]]:
+    """Every import in `checker/report/`: (module, line, imported module, imported names)."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("checker.report"):
+            continue
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                found.append((name, node.lineno, node.module or "", [alias.name for alias in node.names]))
+            elif isinstance(node, ast.Import):
+                found += [(name, node.lineno, alias.name, []) for alias in node.names]
+    return found
+
+
+def test_reports_render_data_and_run_nothing():
+    imports = report_imports()
+    assert any(module == "checker.analysis.divergence" for _, _, module, _ in imports)  # the reader sees the report's imports
+    wrong = [f"{name}:{line} imports {module} {names}" for name, line, module, names in imports
+             if module.startswith(RUNS) or SEARCHES.intersection(names)]
+    assert not wrong, "reports that start work:\n" + "\n".join(wrong)

@@ -9,7 +9,7 @@ from checker.analysis.growth import growth_checks
 from checker.analysis.invented import value_checks, values_to_try
 from checker.growth_check import Outcome
 from checker.lang.build import load_model
-from checker.report.errata import errata_pages
+from checker.pipeline.errata import errata_pages
 from checker.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from checker.analysis.footprint import gating_partners
 from checker.lang.build import load_model
-from checker.report.reading_impact import analyse_for_errata, readings
+from checker.pipeline import readings as pipeline
+from checker.pipeline.readings import analyse_for_errata
+from checker.report.reading_impact import readings
 from tests.symbolic_support import write_game
 
 # A lone player who plays their last card is counted out only where count outs are in effect
@@ -66,7 +68,7 @@ def test_an_effect_that_needs_two_readings_changed_together_is_reported(tmp_path
     assert solo.classification == "moot" and solo.pairs_checked == 2
     assert [(p.partner, p.classification) for p in solo.paired] == [(("count_outs", "on"), "outcome-changing")]
     assert any("loses a" in reason for reason in solo.paired[0].reasons)
-    lines, rows = readings([model], [], impacts)
+    lines, rows = readings([model], [], *pipeline.analysed([model], impacts=impacts))
     row = next(r for r in rows if r.name == "solo_co")
     assert row.consequences == ("`team_only`: no effect with the other readings at their defaults; with `count_outs=on` it changes who can win",)
     block = "\n".join(lines).split('<a id="solo_co"></a>', 1)[1].split('<a id="announce"></a>', 1)[0]
@@ -77,6 +79,6 @@ def test_a_moot_option_is_published_as_moot_only_after_every_gating_combination(
     model, impacts, options = analysed(tmp_path)
     quiet = options[("announce", "quiet")]
     assert quiet.classification == "moot" and quiet.pairs_checked == 2 and quiet.paired == []
-    _, rows = readings([model], [], impacts)
+    _, rows = readings([model], [], *pipeline.analysed([model], impacts=impacts))
     row = next(r for r in rows if r.name == "announce")
     assert row.consequences == ("`quiet`: no effect on the game (also beside each of the 2 other option(s) of the readings that gate it)",)

@@ -11,7 +11,8 @@ from checker.analysis.outcomes import analyse
 from checker.analysis.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
-from checker.report.reading_impact import analyse_for_errata, readings
+from checker.pipeline.readings import analyse_for_errata, analysed
+from checker.report.reading_impact import readings
 from tests.symbolic_support import write_game
 
 # Take-away from four counters, whoever takes the last one wins; the text is unclear whether a
@@ -67,5 +68,5 @@ def test_a_reading_that_changes_who_can_force_a_win_but_not_who_can_win_is_repor
     label, reasons = classify(find_divergence(model, two, three), base, alt)
     assert label == "outcome-changing" and reasons[0] == "which side can force a win changes"
     assert any(r.startswith("with greedy players, outcome odds change") for r in reasons)
-    _, rows = readings([model], [], analyse_for_errata([model]))
+    _, rows = readings([model], [], *analysed([model], impacts=analyse_for_errata([model])))
     assert rows[0].consequences == ("`three`: changes who can force a win",)

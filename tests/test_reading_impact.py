@@ -19,8 +19,9 @@ from checker.cli import main
 from checker.engines.simulate import simulate
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.pipeline.readings import readings_section
 from checker.report.impact_json import impacts_json
-from checker.report.reading_impact import readings_section, scenario_lines
+from checker.report.reading_impact import scenario_lines
 
 MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
 COIN = os.path.join(MODELS, "coin/coin.yaml")
@@ -210,7 +211,7 @@ def test_section_names_the_verdicts_an_option_changes():
 
 
 def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):
-    from checker.report import reading_impact
+    from checker.pipeline import readings as reading_impact
 
     model = load_model(COIN)
     first = reading_impact.cached_readings([model], [], str(tmp_path))

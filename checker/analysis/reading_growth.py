@@ -65,7 +65,7 @@ early-stopping re-checks of every model come first (the changes', game-breaking 
 moot lines'; each group every bound at once for all lines, then one at a time; smallest model
 first), the whole analyses after (the smallest model's lines first, in a model the smallest
 option's), so each allowance decides as many lines as it can. The outcomes are part of the Readings section,
-which is cached as a whole (`checker.report.reading_impact.cached_readings_section`).
+which is cached as a whole (`checker.pipeline.readings.cached_readings`).
 """
 
 from __future__ import annotations

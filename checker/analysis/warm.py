@@ -1,6 +1,6 @@
 """The Readings re-check's compiled loops, compiled before it needs them.
 
-A whole check's Readings re-check (`checker.report.reading_impact.ReadingsAhead`) starts in a
+A whole check's Readings re-check (`checker.pipeline.readings.ReadingsAhead`) starts in a
 thread of the main process by waiting for the impact analysis's explorations, which the workers
 run first; from an empty cache its own loops (the breadth-first verdict runs, the seeded witness
 walks, the simulations) were then compiled in the main process while every process was busy. Run

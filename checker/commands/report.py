@@ -22,21 +22,21 @@ def report(paths: tuple[str, ...], html_dir: str, odds: bool, jobs: int, max_sta
     self-contained HTML site: ranked findings, trace players, phase pictures. Writes no traces."""
     from checker.engines.explicit import Budget
     from checker.errors import RulecheckError
-    from checker.report.html import write_html
+    from checker.pipeline.html import write_report
     from checker.runner import CheckOptions, check_paths
 
     if not paths and not os.path.isdir("models"):
         raise RulecheckError("no paths given and no `models/` folder here", hint="run from the project root, or name model files or folders")
     results = check_paths(list(paths) or ["models"], CheckOptions(budget=Budget(max_states, 600.0), jobs=jobs))
-    for path in write_html(results, html_dir, odds_by_game(results) if odds else None):
+    for path in write_report(results, html_dir, odds_by_game(results) if odds else None):
         click.echo(f"wrote {path}")
 
 
 def odds_by_game(results: list) -> dict[str, str]:
     """The readings sections of each game's page (outcome odds, divergence scenarios), from the
     impact analysis of its models."""
+    from checker.pipeline.readings import analyse_for_errata
     from checker.report.html.odds import divergences_html, odds_html
-    from checker.report.reading_impact import analyse_for_errata
 
     models: dict[str, dict] = {}
     for result in results:

@@ -2,46 +2,26 @@
 option changes (its class), the divergence scenario with the divergent step under both options
 side by side, and the impact table.
 
-`readings_section(models, results, impacts)` returns Markdown lines (the section without its
-heading); like the rest of the page it holds no timings, so the same models give the same bytes.
+`readings(models, results, impacts, rechecks)` returns Markdown lines (the section without its
+heading) and the main page's summary rows, from the analyses the pipeline made
+(`checker.pipeline.readings`); like the rest of the page it holds no timings, so the same
+models give the same bytes. It runs nothing.
 """
 
 from __future__ import annotations
 
-import glob
-import hashlib
-import os
-import threading
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from checker import caches
 from checker.analysis.classify import ORDER, most_severe
 from checker.analysis.divergence import Divergence, Side
-from checker.analysis.impact import (
-    ModelImpact,
-    OptionImpact,
-    Plan,
-    Settings,
-    analyse_models,
-    assemble,
-    explore_item,
-    moot_in_pairs,
-    plan_models,
-)
+from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.outcomes import POLICIES, Impact
-from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
-from checker.analysis.warm import warm_loops
-from checker.dispatch import Handle, Pool, collect, submit_all
+from checker.analysis.reading_growth import ReadingGrowth
 from checker.lang.model import Model, Reading
 from checker.results import Result
 from checker.trace import Step, narrative, to_json, visible_changes
-
-if TYPE_CHECKING:
-    from checker.runner import GameModels
-
-CACHE_DIR = caches.PROJECT_DIR
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
@@ -55,16 +35,6 @@ CLASS_TEXT = {
 MOOT_EXPLORED = "moot (no difference within the checked bounds)"
 
 
-Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth]]  # one game's analysis and its lines' growth re-checks
-
-
-def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
-    """The impact analysis of every checked (non-abstract) model, for `readings_section`
-    (explored in up to `jobs` worker processes)."""
-    settings = settings or Settings()
-    impacts = analyse_models([m for m in models if not m.abstract], settings, jobs)
-    moot_in_pairs(impacts, settings)
-    return impacts
 
 
 @dataclass(frozen=True)
@@ -95,133 +65,15 @@ class ReadingsPart:
     never_help: list[str]  # "in `model`: `action` never helps ..."
 
 
-def cached_readings(models: list[Model], results: list[Result], cache_dir: str = CACHE_DIR, jobs: int = 1, prepared: Prepared | None = None) -> ReadingsPart:
-    """`readings`, computed once per content: the key hashes the model files, the verdicts of the
-    results and all of the checker's code, so a run over unchanged models reuses the section and
-    its summary instead of repeating the analysis (it costs about as much as the check itself).
-    Stored as JSON, read back as data. `prepared`: the analysis already made (`ReadingsAhead`),
-    used when nothing is cached."""
-    path = os.path.join(cache_dir, f"readings-{_content_key(models)}-{_verdicts_key(results)}.json")
-    stored = caches.read_json(path)
-    if stored is not None:
-        try:
-            return ReadingsPart([str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]], [str(w) for w in stored["never_help"]])
-        except (ValueError, KeyError, TypeError):
-            pass  # an unreadable entry is computed again
-    impacts, rechecks = prepared if prepared is not None else (None, None)
-    if impacts is None:
-        impacts = analyse_for_errata(models, None, jobs)
-    lines, rows = readings(models, results, impacts, jobs=jobs, rechecks=rechecks)
-    never = [f"in `{mi.model.id}`: {words}" for mi in impacts for words in mi.impact.never_help]
-    caches.write_json(path, {"section": lines, "summary": [row.to_json() for row in rows], "never_help": never})
-    return ReadingsPart(lines, rows, never)
-
-
-def _content_key(models: list[Model]) -> str:
-    """The cache key's first half (`caches.content_key`): the checker's code and every file the
-    game's models were loaded from."""
-    return caches.content_key("readings-1", None, sorted(caches.model_digest(m) for m in models), length=20)
-
-
-def _verdicts_key(results: list[Result]) -> str:
-    """The second half: the verdicts (the section says which ones each option changes) and the
-    properties they are of, in full (the section quotes them)."""
-    digest = hashlib.sha256()
-    for r in results:
-        digest.update(f"{r.model.path}|{r.prop.id}|{r.reading_label}|{r.status}\n".encode())
-    for prop in {id(r.prop): r.prop for r in results}.values():
-        digest.update(caches.digest_of(prop).encode())
-    return digest.hexdigest()[:20]
-
-
-class ReadingsAhead:
-    """The Readings sections' analyses made during the check (`runner.SideWork`): they need no
-    check result, so their explorations are queued on the check's pool ahead of its matrix, and
-    each game's growth re-check of its lines (serial: one allowance of states spent in order)
-    runs in a thread of this process while the workers go on with the matrix and, after it,
-    with the findings' growth re-checks (`wait` joins it before the pages are written). It
-    used to run alone after everything else, then in this process before the matrix's results
-    were collected, which kept the findings' re-checks waiting and the workers idle (25 s of a
-    cold check). A game whose section is already cached for these models and code (whatever
-    the verdicts) is left out: its page reads the cache, or, with other verdicts, analyses as
-    before. The analyses are the serial ones (`plan_models`, `assemble`, `recheck_readings`),
-    only run elsewhere or earlier, so the section is the same bytes."""
-
-    def __init__(self, cache_dir: str = CACHE_DIR, settings: Settings | None = None) -> None:
-        self.cache_dir = cache_dir
-        self.settings = settings or Settings()
-        self.games: list[tuple[str, list[str], Plan, list[Handle]]] = []
-        self.prepared: dict[str, tuple[list[str], Prepared]] = {}  # by folder: the models' paths and their analysis
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
-
-    def queue(self, games: list[GameModels], pool: Pool) -> None:
-        """Submit the explorations of every game whose section is not cached."""
-        for game in games:
-            checked = [m for m in game.models if not m.abstract]
-            if not checked or (caches.reads_allowed() and glob.glob(os.path.join(self.cache_dir, f"readings-{_content_key(checked)}-*.json"))):
-                continue
-            plans, items = plan_models(checked, self.settings)
-            self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
-
-    def start(self) -> None:
-        """Start `prepare` in a thread of this process. A daemon thread: a check stopped
-        (an error, Ctrl-C) does not wait for it."""
-        if self.games and self._thread is None:
-            self._thread = threading.Thread(target=self._prepare_keeping_error, name="readings re-check", daemon=True)
-            self._thread.start()
-
-    def wait(self) -> dict[str, tuple[list[str], Prepared]]:
-        """The analyses by folder, once made; an error made there is raised here."""
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._error is not None:
-            raise self._error
-        return self.prepared
-
-    def prepare(self) -> None:
-        """Wait for the explorations (queued first, so done first) and re-check the lines; the
-        re-check's loops are compiled first, while the explorations run (`warm_loops`)."""
-        if self.games and self.games[0][2]:
-            model, base = self.games[0][2][0][:2]
-            warm_loops(model, base)
-        for folder, paths, plans, handles in self.games:
-            impacts = assemble(plans, collect(handles), self.settings)
-            moot_in_pairs(impacts, self.settings)
-            self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
-
-    def _prepare_keeping_error(self) -> None:
-        try:
-            self.prepare()
-        except BaseException as exc:  # handed to `wait`, which raises it in the main thread
-            self._error = exc
-
-
-def readings_section(
-    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1,
-    rechecks: dict[tuple[str, str, str], ReadingGrowth] | None = None,
-) -> list[str]:
-    """The section's lines (`readings`, without the summary)."""
-    return readings(models, results, impacts, settings, jobs, rechecks)[0]
-
-
-def readings(
-    models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1,
-    rechecks: dict[tuple[str, str, str], ReadingGrowth] | None = None,
-) -> tuple[list[str], list[ReadingRow]]:
+def readings(models: list[Model], results: list[Result], impacts: list[ModelImpact], rechecks: dict[tuple[str, str, str], ReadingGrowth]) -> tuple[list[str], list[ReadingRow]]:
     """The section's lines (without its heading) and its summary rows, for one game: `results`
     are the game's check results (to say which verdicts each option changes); `impacts` the
-    analysis of its models (computed here when not given, with `settings`). Every
-    game-breaking, outcome-changing, odds-shifting or (by exploration) moot line gets its
-    growth re-check (`checker.analysis.reading_growth`; `rechecks` when already made)."""
+    analysis of its models, and `rechecks` the growth re-checks of its game-breaking,
+    outcome-changing, odds-shifting and (by exploration) moot lines
+    (`checker.analysis.reading_growth`), both made by the pipeline (`checker.pipeline.readings`)."""
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
-    if impacts is None:
-        impacts = analyse_for_errata(models, settings, jobs)
-    if rechecks is None:
-        rechecks = recheck_readings(impacts, settings or Settings())
     readings: dict[str, Reading] = {}
     for model in models:
         for name, reading in model.readings.items():

@@ -10,12 +10,14 @@ import os
 from checker.report.findings import NOT_A_DEFECT, group_findings
 from checker.report.html.game_page import game_page
 from checker.report.html.page import esc, page
+from checker.report.html.state_graph import StateGraphs
 from checker.results import Result
 
 
-def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None) -> list[str]:
+def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None, graphs: dict[str, StateGraphs] | None = None) -> list[str]:
     """Write `index.html` and `GAME.html` per game; returns the paths written. `impacts` maps a
-    game to the HTML of its outcome-odds bars (absent: no such section)."""
+    game to the HTML of its outcome-odds bars (absent: no such section), `graphs` a game to its
+    traces' state graphs (made by `checker.pipeline.html`; absent: none drawn)."""
     from checker.findings import suite_findings
 
     games: dict[str, list[Result]] = {}
@@ -26,7 +28,7 @@ def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | No
     rows = []
     for folder, game_results in sorted(games.items()):
         path = os.path.join(out_dir, f"{folder}.html")
-        _write(path, game_page(folder, game_results, (impacts or {}).get(folder, "")))
+        _write(path, game_page(folder, game_results, (impacts or {}).get(folder, ""), (graphs or {}).get(folder)))
         written.append(path)
         entries = group_findings(game_results, suite_findings(game_results))
         defects = sum(1 for e in entries if e.severity != NOT_A_DEFECT)

@@ -20,7 +20,9 @@ from checker.results import Result
 from checker.trace import to_json
 
 
-def game_page(folder: str, results: list[Result], impact_html: str = "") -> str:
+def game_page(folder: str, results: list[Result], impact_html: str = "", graphs: StateGraphs | None = None) -> str:
+    """The page; `graphs`: the state graphs of its traces (`graph_results` names the results
+    drawn), made by the pipeline."""
     models = list({r.model.id: r.model for r in results}.values())
     entries = group_findings(results, suite_findings(results))
     defects = [e for e in entries if e.severity != NOT_A_DEFECT]
@@ -36,7 +38,7 @@ def game_page(folder: str, results: list[Result], impact_html: str = "") -> str:
         body.append("<ol>" + "".join(f'<li><a href="#{esc(_anchor(e))}">{esc(e.title)}</a> {_badge(e)}</li>' for e in entries) + "</ol>")
     else:
         body.append("<p>No failing property: no defect of the text found within the checked bounds.</p>")
-    graphs = StateGraphs(results)
+    graphs = graphs or StateGraphs({})
     for number, entry in enumerate(entries, start=1):
         body.append(_finding(number, entry, combos, graphs))
     body.append("<h2>Results</h2>")
@@ -76,11 +78,7 @@ def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGrap
         out.append(f"<p><i>Unfiled: no finding in the suite claims this failure yet. The property says: "
                    f"{esc(entry.results[0].prop.says or entry.results[0].prop.id)}</i></p>")
     out.append("<p><b>Where it shows:</b> " + esc(", ".join(f"{r.prop.id} in {plain(where(r))}" for r in entry.results)) + "</p>")
-    traces: dict[str, Result] = {}
-    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):  # type: ignore[union-attr]  # only results with a trace are sorted
-        assert result.trace is not None  # as filtered just above
-        traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
-    for index, (key, result) in enumerate(traces.items()):
+    for index, (key, result) in enumerate(_traces(entry).items()):
         assert result.trace is not None  # `traces` holds only results with a trace
         title = f"{result.prop.id}: {plain(where(result))} ({len(result.trace.steps)} steps, {result.trace.shape})"
         element_id = f"trace-{_anchor(entry)}-{key}"
@@ -88,6 +86,20 @@ def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGrap
         out.append(player if index == 0 else f"<details><summary>Also: {esc(title)}</summary>\n{player}\n</details>")
     out.append("</section>")
     return "\n".join(out)
+
+
+def _traces(entry: FindingEvidence) -> dict[str, Result]:
+    """The distinct traces a finding shows, shortest first, by trace identity."""
+    traces: dict[str, Result] = {}
+    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):  # type: ignore[union-attr]  # only results with a trace are sorted
+        assert result.trace is not None  # as filtered just above
+        traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
+    return traces
+
+
+def graph_results(results: list[Result]) -> list[Result]:
+    """The results whose trace the page plays with a state graph beside it."""
+    return [r for entry in group_findings(results, suite_findings(results)) for r in _traces(entry).values()]
 
 
 def _results_table(results: list[Result]) -> str:

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.analysis.statespace import StateSpace, explore_space
-from checker.errors import RulecheckError
-from checker.lang.compile import CompiledModel
+from checker.analysis.statespace import StateSpace
 from checker.lang.model import Config, Model
 from checker.report.html.page import esc
 from checker.results import Result
 from checker.trace import Trace, _jsonable_state, _View, display_info
 
 STATE_GRAPH_LIMIT = 200  # reachable states; also in docs/report.md
-EXPLORE_SECONDS = 10.0
+EXPLORE_SECONDS = 10.0  # per configuration (the pipeline explores)
+EXPLORE_STATES = 4 * STATE_GRAPH_LIMIT  # enough to tell a small configuration from a large one
 COLUMN, ROW, MARGIN = 90, 18, 24
 
 
@@ -38,54 +37,56 @@ class Drawn:
     why_not: str = ""
 
 
-def _config_key(model: Model, config: Config) -> tuple[str, str, str]:
+def config_key(model: Model, config: Config) -> tuple[str, str, str]:
     return model.id, repr(sorted(config.readings.items())), repr(sorted((k, repr(v)) for k, v in config.constants.items()))
 
 
 class StateGraphs:
-    """The state graphs of one page: each configuration explored at most once. A configuration
-    that a check already counted past the limit is not explored again."""
+    """The state graphs of one page, drawn from the explorations the pipeline made
+    (`checker.pipeline.html`) for the configurations `to_explore` names."""
 
-    def __init__(self, results: list[Result]) -> None:
-        self._counted: dict[tuple[str, str, str], int] = {}
-        for r in results:
-            key = _config_key(r.model, r.config)
-            self._counted[key] = max(self._counted.get(key, 0), r.states)
-        self._drawn: dict[tuple[str, str, str], Drawn] = {}
+    def __init__(self, drawn: dict[tuple[str, str, str], Drawn]) -> None:
+        self._drawn = drawn
 
     def figure(self, result: Result, element_id: str) -> str:
         """The graph with `result`'s trace on it, or a sentence saying why there is none."""
         trace = result.trace
         assert trace is not None
-        drawn = self._explored(result.model, result.config)
+        drawn = self._drawn[config_key(result.model, result.config)]
         if drawn.space is None:
             return f'<p class="muted state-graph-none">No state graph: {esc(drawn.why_not)}</p>'
         return state_graph_svg(drawn.space, trace, element_id)
 
-    def _explored(self, model: Model, config: Config) -> Drawn:
-        key = _config_key(model, config)
-        if key not in self._drawn:
-            counted = self._counted.get(key, 0)
-            if counted > STATE_GRAPH_LIMIT:
-                self._drawn[key] = Drawn(None, _too_many(f"at least {counted:,}"))  # a check may stop early: a lower bound
-            else:
-                self._drawn[key] = _explore(model, config)
-        return self._drawn[key]
+
+def to_explore(results: list[Result], drawn_for: list[Result]) -> tuple[dict[tuple[str, str, str], Drawn], list[tuple[Model, Config]]]:
+    """What a page's graphs need, for the results it draws a graph for (`drawn_for`): the
+    configurations a check already counted past the limit, settled without exploring, and the
+    others, each once, to explore."""
+    counted: dict[tuple[str, str, str], int] = {}
+    for r in results:
+        key = config_key(r.model, r.config)
+        counted[key] = max(counted.get(key, 0), r.states)
+    settled: dict[tuple[str, str, str], Drawn] = {}
+    wanted: dict[tuple[str, str, str], tuple[Model, Config]] = {}
+    for r in drawn_for:
+        key = config_key(r.model, r.config)
+        if counted.get(key, 0) > STATE_GRAPH_LIMIT:
+            settled[key] = Drawn(None, too_many(f"at least {counted[key]:,}"))  # a check may stop early: a lower bound
+        else:
+            wanted.setdefault(key, (r.model, r.config))
+    return settled, list(wanted.values())
 
 
-def _too_many(count: str) -> str:
+def too_many(count: str) -> str:
     return f"this configuration reaches {count} states; the graph is drawn only up to {STATE_GRAPH_LIMIT}, past which it would show nothing readable."
 
 
-def _explore(model: Model, config: Config) -> Drawn:
-    try:
-        space = explore_space(CompiledModel(model, config, lazy=True), max_states=4 * STATE_GRAPH_LIMIT, timeout=EXPLORE_SECONDS)
-    except RulecheckError as exc:
-        return Drawn(None, f"the configuration could not be explored ({exc}).")
+def drawn_from(space: StateSpace) -> Drawn:
+    """A configuration's exploration (at most `EXPLORE_STATES` states), as drawn or why not."""
     if space.error is not None:
         return Drawn(None, f"exploring it stops at a modelling error ({space.error[1]}).")
     if not space.complete or space.size > STATE_GRAPH_LIMIT:
-        return Drawn(None, _too_many(f"more than {STATE_GRAPH_LIMIT}" if not space.complete else f"{space.size:,}"))
+        return Drawn(None, too_many(f"more than {STATE_GRAPH_LIMIT}" if not space.complete else f"{space.size:,}"))
     return Drawn(space)
 
 
