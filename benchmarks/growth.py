@@ -19,9 +19,9 @@ sys.path.insert(0, ROOT)
 
 
 def main(paths: list[str]) -> None:
-    from checker.analysis import growth
     from checker.engines.explicit import Budget
     from checker.limits import allow_deep_expressions
+    from checker.pipeline import growth
     from checker.report.summary import summary_lines
     from checker.runner import CheckOptions, check_paths
 

@@ -34,10 +34,10 @@ def timed(label: str, fn, *args, **kwargs):
 
 
 def main() -> None:
-    from checker.analysis.full_size import size_checks
-    from checker.analysis.growth import growth_checks
-    from checker.analysis.invented import value_checks
     from checker.fix_check import fix_checks
+    from checker.pipeline.full_size import size_checks
+    from checker.pipeline.growth import growth_checks
+    from checker.pipeline.invented import value_checks
     from checker.pipeline.readings import analyse_for_errata
     from checker.runner import CheckOptions, check_paths, load_games
 

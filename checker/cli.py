@@ -195,9 +195,9 @@ def _growth(results: list, max_states: int, timeout: float, jobs: int, pool: Poo
     """The growth re-check of every filed finding, its re-check with the invented numbers at
     other plausible values and (`document_size`) its play at the document's size (outcomes
     attached to the results), in up to `jobs` worker processes (`pool`'s when given)."""
-    from checker.analysis.full_size import size_checks
-    from checker.analysis.growth import growth_checks
-    from checker.analysis.invented import value_checks
+    from checker.pipeline.full_size import size_checks
+    from checker.pipeline.growth import growth_checks
+    from checker.pipeline.invented import value_checks
 
     growth_checks(results, max_states, timeout, jobs=jobs, pool=pool)
     value_checks(results, max_states, timeout, pool=pool)

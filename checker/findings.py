@@ -63,7 +63,7 @@ class SuiteFinding:
     evidence_loc: Loc | None = None
     fix: str = ""  # `NAME=OPTION`: the proposed wording as a reading's option, which the check runs
     # why the finding's mechanism does not depend on the game's size: it stays a defect even where
-    # the play at the document's size (`checker.analysis.full_size`) does not meet it
+    # the play at the document's size (`checker.pipeline.full_size`) does not meet it
     size_argument: str = ""
 
     def chooses(self, model: Model, prop_id: str, readings: dict[str, str]) -> bool:

@@ -1,7 +1,7 @@
 """The outcome of a finding's growth re-check, as every report shows it.
 
 A finding shown with the small decks, hands and piles a model chose may be an artefact of them.
-`checker.analysis.growth` re-checks one representative failure of each filed finding with every
+`checker.pipeline.growth` re-checks one representative failure of each filed finding with every
 marked bound (`bound: true`) one step larger, and, when that larger run overruns its budget,
 with each bound one step larger on its own; a run whose breadth-first exploration overran may
 still be decided by a seeded search that meets a violation (`checker.analysis.witness`), and its
@@ -50,7 +50,7 @@ class SingleGrowth:
 
 
 # How a run's reason goes on when its breadth-first run overran and the seeded search decided
-# nothing (`checker.analysis.growth`): kept by `_short`.
+# nothing (`checker.pipeline.growth`): kept by `_short`.
 SEARCH_MARKS = ("; a seeded search", "; the seeded search")
 
 

@@ -1,7 +1,7 @@
 """The outcome of a finding re-checked at the document's own size, as every report shows it.
 
 The bundled models are scaled-down games (a few cards where the document deals eighteen), so
-that every play can be explored. `checker.analysis.full_size` plays each filed finding's
+that every play can be explored. `checker.pipeline.full_size` plays each filed finding's
 property again with every scaled constant at the value the document prints (`document:`),
 where no exhaustive exploration fits: seeded random games count how often the violation
 arises, and a walk guided by the small game's counterexample looks for one where the random

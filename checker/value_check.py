@@ -2,7 +2,7 @@
 
 A model may need a number the rule document does not print (a cap's lowest value, a die's
 faces, a hand limit). Such a constant is marked `plausible: [LO, HI]` (`docs/language.md`), and
-`checker.analysis.invented` re-checks each finding's representative failure with it at the ends
+`checker.pipeline.invented` re-checks each finding's representative failure with it at the ends
 and the middle of that range. A finding that vanishes at some plausible value rests on the
 invented number, not on the text: the page says so and names the value. This module is only the
 outcome and its words, so the reports depend on no engine code.

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from checker import caches, verdict_cache
-from checker.analysis import growth
 from checker.lang import compile_cache
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
+from checker.pipeline import growth
 from checker.pipeline import readings as reading_impact
 from checker.runner import CheckOptions, check_paths
 
@@ -64,9 +64,9 @@ def game(tmp_path: Path) -> Path:
 
 def keys(root: Path, options: CheckOptions | None = None) -> dict[str, str | None]:
     """Every cache's key for the variant's default configuration, loaded afresh from disk."""
-    from checker.analysis import invented
     from checker.engines.explicit import Budget
     from checker.engines.native import program_cache
+    from checker.pipeline import invented
     from checker.results import Result
 
     path = str(root / "models" / "g" / "v.yaml")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from checker.analysis.full_size import document_constants, invented_sizes, size_checks
 from checker.lang.build import load_model
 from checker.pipeline.errata import errata_pages
+from checker.pipeline.full_size import document_constants, invented_sizes, size_checks
 from checker.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 

@@ -13,11 +13,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from checker.analysis import growth
 from checker.engines.explicit import Budget
 from checker.growth_check import GrowthCheck, Outcome
 from checker.lang.model import Config
 from checker.lang.properties import bind
+from checker.pipeline import growth
 from checker.runner import CheckOptions, check_config, check_paths, load_games
 from tests.conftest import rulecheck
 

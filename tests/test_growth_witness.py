@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import textwrap
 
-from checker.analysis import growth, witness
+from checker.analysis import witness
 from checker.growth_check import GrowthCheck, Outcome
 from checker.lang.properties import bind
+from checker.pipeline import growth
 from checker.runner import CheckOptions, check_paths
 from tests.test_growth import tally_result
 

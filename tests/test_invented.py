@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from checker.analysis.growth import growth_checks
-from checker.analysis.invented import value_checks, values_to_try
 from checker.growth_check import Outcome
 from checker.lang.build import load_model
 from checker.pipeline.errata import errata_pages
+from checker.pipeline.growth import growth_checks
+from checker.pipeline.invented import value_checks, values_to_try
 from checker.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 

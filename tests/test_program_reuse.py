@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from checker.analysis.growth import grow  # noqa: E402
+from checker.analysis.bounds import grow  # noqa: E402
 from checker.engines.native import engine, program_cache, program_reuse, vm_code  # noqa: E402
 from checker.engines.native.program_reuse import ReadRecorder  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402

@@ -4,7 +4,7 @@ when the decks, hands and piles grow by one?
 The Readings section of an errata page classes each reading option against the default
 (`checker.analysis.impact`); an option classed game-breaking, outcome-changing or odds-shifting
 there is a claim about the rules, and, like a finding, it may be an artefact of the small bounds
-the model checks. So each such line is re-checked as findings are (`checker.analysis.growth`):
+the model checks. So each such line is re-checked as findings are (`checker.pipeline.growth`):
 first with every constant marked `bound: true` one step larger at once (`grow`), and, when that
 establishes nothing, with each bound larger on its own, stopping at the first that makes the
 change vanish.
@@ -75,10 +75,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.analysis.bounds import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.classify import ORDER, classify, most_severe, separated_odds
 from checker.analysis.divergence import find_divergence
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE, Verdicts, checked_verdicts, decide, differing, says
-from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, grow
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse, shares
 from checker.analysis.statespace import explore_space
@@ -449,7 +449,7 @@ def _exact(mi: ModelImpact, option: OptionImpact) -> bool:
 
 def _recheck(runs: _ModelRuns, option: OptionImpact, run: Run, one_at_a_time: bool = True) -> ReadingGrowth:
     """Every bound at once; if that establishes nothing (and `one_at_a_time`), each bound on its
-    own, in the model's order, until one makes the change vanish (as `checker.analysis.growth`
+    own, in the model's order, until one makes the change vanish (as `checker.pipeline.growth`
     does for findings)."""
     mi = runs.mi
     growth = grow(mi.model, mi.baseline)

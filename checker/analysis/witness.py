@@ -4,7 +4,7 @@ A finding survives a growth of its bounds as soon as one violation is shown in t
 and any search may find it; breadth first is needed only for the shortest trace and for a
 finding that vanishes (which takes the whole larger game). The growth re-check's breadth-first
 run often overruns its budget before it meets a violation lying deep in the larger game, so
-`checker.analysis.growth` then asks this search, under the same state budget, for one:
+`checker.pipeline.growth` then asks this search, under the same state budget, for one:
 
 - a property decided at one state or move (`invariant`, `unreachable`, `after`, `deadlock-free`,
   `deterministic`): the state or move, met on a walk;

@@ -72,7 +72,7 @@ def saved_traces(result: Result, all_witnesses: bool = False) -> list[Trace]:
     `reachable` that holds when its property says `witness: true` or the run asks for them
     (`check --witnesses`): the bundled evidence stays the counterexamples and the few witnesses
     a suite chose (docs/traces.md); and the violations its findings showed at the document's
-    size (`checker.analysis.full_size`), once, with the representative failure they were played for."""
+    size (`checker.pipeline.full_size`), once, with the representative failure they were played for."""
     traces = [result.trace] if result.trace is not None else []
     if all_witnesses or result.prop.witness:
         traces += result.witnesses

@@ -18,7 +18,7 @@ overstated or understated by its author. The rule, from worst to mildest:
 - **cosmetic**: only `coverage` fails (a rule that can never apply changes no play).
 
 Findings of class `bound-artefact` are not defects of the text and get no severity, nor do
-findings the growth re-check saw vanish with larger bounds (`checker.analysis.growth`). Within a
+findings the growth re-check saw vanish with larger bounds (`checker.pipeline.growth`). Within a
 severity, findings keep the order the suite lists them in, and unfiled ones come last.
 """
 

@@ -6,7 +6,7 @@ to put an annotation on the line that broke. Two kinds of result are written:
 - **findings** (`checker.report.findings`: the suite's filed findings and the unfiled ones,
   ranked by severity), at the level their severity sets: game-breaking and outcome-changing are
   `error`, rules-visible `warning`, cosmetic `note`, bound artefacts `none` (filed so, or vanishing in the growth re-check,
-  `checker.analysis.growth`);
+  `checker.pipeline.growth`);
 - **unexpected results** (a verdict differing from its `expect`), always `error`.
 
 A result's rule is the property (rule id `GAME/PROPERTY`, since property ids repeat across

@@ -29,12 +29,12 @@ from dataclasses import replace
 from typing import Any
 
 from checker import caches
-from checker.analysis.growth import filed_entries, representative
 from checker.analysis.witness import SEED, Sampled, confirm, sample_violation, searchable
 from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.errors import RulecheckError
 from checker.lang.model import Config, Model
 from checker.lang.properties import bind
+from checker.pipeline.growth import filed_entries, representative
 from checker.results import Result
 from checker.size_check import SizeCheck
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 
 from checker import caches
-from checker.analysis.growth import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, filed_entries, recheck_at, representative
+from checker.analysis.bounds import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES
 from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.engines.explicit import Budget
 from checker.lang.model import Config, Constant
+from checker.pipeline.growth import filed_entries, recheck_at, representative
 from checker.results import Result
 from checker.value_check import ValueCheck, ValueTried
 
