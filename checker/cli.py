@@ -30,9 +30,11 @@ from checker.commands.common import default_paths as _default_paths
 from checker.commands.common import pairs as _pairs
 from checker.dispatch import Pool
 from checker.engines.explicit import Budget, Progress
+from checker.engines.native import Backend
 from checker.errors import RulecheckError
 from checker.gc_policy import tune_collector
 from checker.limits import allow_deep_expressions
+from checker.pipeline.options import EngineChoice, ReadingsMode
 
 if TYPE_CHECKING:
     from checker.runner import GameModels, SideWork
@@ -69,13 +71,13 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--engine", type=click.Choice(["explicit", "symbolic", "auto", "distributed"]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond; distributed: each exploration's states partitioned over the --cluster workers (state and transition properties, deadlock, determinism, coverage).")
+@click.option("--engine", type=click.Choice([e.value for e in EngineChoice]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond; distributed: each exploration's states partitioned over the --cluster workers (state and transition properties, deadlock, determinism, coverage).")
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")
 @click.option("--free-constants", is_flag=True, help="Symbolic engine: leave constants free within their declared ranges, tables cell by cell (a counterexample names the values).")
 @click.option("--free-readings", is_flag=True, help="Symbolic engine: leave readings free among their options (one run covers every combination).")
-@click.option("--readings", "readings_mode", type=click.Choice(["deviations", "pairs", "all", "default"]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
+@click.option("--readings", "readings_mode", type=click.Choice([m.value for m in ReadingsMode]), default="deviations", show_default=True, help="deviations: the default combination and every single-option change; pairs: also every pair of changes to readings that share a clause or a slot, reporting interactions.")
 @click.option("--reading", "pinned", multiple=True, metavar="NAME=OPTION", help="Pin a reading.")
 @click.option("--set", "constants", multiple=True, metavar="NAME=VALUE", help="Override a constant's value.")
 @click.option("--property", "only", multiple=True, metavar="ID", help="Check only these properties.")
@@ -86,7 +88,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 @click.option("--itf", is_flag=True, help="Also write traces in the Informal Trace Format (.itf.json).")
 @click.option("--errata-dir", default=os.path.join("docs", "errata"), show_default=True, type=click.Path(), help="Where errata pages are written (on full runs only).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="number of CPUs", help="Explorations run in parallel worker processes.")
-@click.option("--backend", type=click.Choice(["auto", "native", "python"]), default="auto", show_default=True, help="Explicit engine: native (the compiled bytecode interpreter, numba), python (the reference), auto (native when numba is installed, else python).")
+@click.option("--backend", type=click.Choice([b.value for b in Backend]), default="auto", show_default=True, help="Explicit engine: native (the compiled bytecode interpreter, numba), python (the reference), auto (native when numba is installed, else python).")
 @click.option("--cluster", metavar="ADDRESS", help="Run the explorations on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786), or `local`: a cluster of --jobs worker processes on this machine (needs the `cluster` extra).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False), help="Also write the results as JUnit XML to this file (one test case per property and reading).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Also write findings and unexpected results as SARIF 2.1.0 to this file (for code scanning).")
@@ -134,7 +136,7 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
             raise RulecheckError("--free-constants and --free-readings need --engine symbolic (or auto)")
         options.free_constants, options.free_readings = free_constants, free_readings
         if free_readings:
-            options.readings = "default"  # one symbolic run covers every reading combination
+            options.readings = ReadingsMode.DEFAULT  # one symbolic run covers every reading combination
     full_run = (not only and not pinned and not constants and readings_mode == "deviations" and engine == "explicit"
                 and _whole_games(_default_paths(paths)))
     readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
@@ -229,20 +231,20 @@ def modelling_errors(results: list) -> list[str]:
     return lines
 
 
-def _backend(backend: str, engine: str) -> str:
+def _backend(backend: str, engine: str) -> Backend:
     """--backend native is refused when the native back-end is not installed; the default
     `auto` then runs every explicit exploration in the Python engine, and says so once, since a
     whole check takes about seven times the CPU there and the remedy is one install away."""
     from checker.engines.native import unavailable_reason
 
-    if backend == "python":
-        return backend
+    if backend == Backend.PYTHON:
+        return Backend.PYTHON
     reason = unavailable_reason()
     if reason is not None and backend == "native":
         raise RulecheckError(f"--backend {backend}: {reason}")
     if reason is not None and engine != "symbolic":
         click.echo(f"rulecheck: the compiled back-end is unavailable, {reason}: the explicit engine runs in Python, the reference, several times slower", err=True)
-    return backend
+    return Backend(backend)
 
 
 def _cluster(address: str | None, engine: str) -> str | None:
@@ -260,7 +262,7 @@ def _check_options(engine: str, max_states: int, timeout: float, depth: int, rea
     from checker.runner import CheckOptions
 
     return CheckOptions(
-        engine=engine, budget=Budget(max_states, timeout), readings=readings_mode, pinned=_pairs(pinned, "--reading"),
+        engine=EngineChoice(engine), budget=Budget(max_states, timeout), readings=ReadingsMode(readings_mode), pinned=_pairs(pinned, "--reading"),
         constants=_pairs(constants, "--set"), only_properties=set(only) or None, depth=depth,
     )
 

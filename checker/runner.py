@@ -18,6 +18,7 @@ from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_ord
 from checker.engines.backend import ExplicitEngine
 from checker.engines.distributed import DistributedEngine
 from checker.engines.explicit import Budget, Progress
+from checker.engines.native import Backend
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
 from checker.evidence import build_trace, describe_deciders
 from checker.findings import SuiteFinding, check_finding_names, load_findings
@@ -30,6 +31,7 @@ from checker.lang.scenarios import Scenario, bind_scenario, load_scenarios
 from checker.lang.symmetry import check_expressions, check_symmetric
 from checker.lang.yamlsrc import ABSENT, MAX_DIGITS
 from checker.limits import OutOfBudget, allow_deep_expressions
+from checker.pipeline.options import EngineChoice, ReadingsMode
 from checker.results import Result
 from checker.scenario_run import ScenarioResult, scenario_results
 from checker.verdict import EngineName, Status, Verdict
@@ -37,9 +39,12 @@ from checker.verdict import EngineName, Status, Verdict
 
 @dataclass
 class CheckOptions:
-    engine: str = "explicit"
+    """What a check runs, as the command line chose it. The engine, back-end and readings mode
+    are enums: a string given for one is read as the enum it names (a wrong one stops here)."""
+
+    engine: EngineChoice = EngineChoice.EXPLICIT
     budget: Budget = field(default_factory=Budget)
-    readings: str = "deviations"  # deviations | pairs | all | default
+    readings: ReadingsMode = ReadingsMode.DEVIATIONS
     pinned: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     only_properties: set[str] | None = None
@@ -48,12 +53,17 @@ class CheckOptions:
     free_readings: bool = False  # symbolic: readings free among their options (one run covers all)
     jobs: int = 1  # worker processes for independent explorations (with cluster `local`: its workers)
     cluster: str | None = None  # a Dask scheduler's address, or `local`: explorations run there
-    backend: str = "auto"  # explicit engine: native | vm | python | auto (past 20,000 states, natively when numba is installed)
+    backend: Backend = Backend.AUTO  # the explicit engine's back-end
     on_progress: Callable[[str, Progress], None] | None = None  # serial runs: live exploration figures
     on_jobs_done: Callable[[int, int], None] | None = None  # parallel runs: explorations finished
     witnesses: int = 1  # reachable: how many witnesses (shortest plays to different states) a result keeps
     symmetry: bool = True  # explicit engine: reduce by the model's `symmetric` domains
     reuse: bool = True  # explicit engine: verdicts cached for the same content (`verdict_cache`); `--fresh` turns it off
+
+    def __post_init__(self) -> None:
+        self.engine = EngineChoice(self.engine)
+        self.readings = ReadingsMode(self.readings)
+        self.backend = Backend(self.backend)
 
 
 @dataclass
@@ -145,7 +155,7 @@ def check_selection(games: list[GameModels], options: CheckOptions) -> None:
                 raise RulecheckError(f"--property {pid}: no model checked has a property `{pid}`", hint=did_you_mean(pid, ids) or f"properties: {', '.join(sorted(ids))}")
 
 
-def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
+def reading_configs(model: Model, mode: ReadingsMode | str, pinned: dict[str, str], constants: dict[str, Any]) -> list[Config]:
     """The reading combinations to check: the default and each single deviation (with `pairs`,
     also each pair of deviations of readings that share a clause or a slot), or all."""
     for name, option in pinned.items():
@@ -155,9 +165,10 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
             raise RulecheckError(f"--reading {name}={option}: `{option}` is not an option of `{name}` (options: {', '.join(model.readings[name].options)})")
     base = Config({**model.default_config().constants, **constants}, {**model.default_config().readings, **{k: v for k, v in pinned.items() if k in model.readings}})
     free = [r for r in model.readings.values() if r.name not in pinned]
-    if mode == "default" or not free:
+    mode = ReadingsMode(mode)
+    if mode == ReadingsMode.DEFAULT or not free:
         return [base]
-    if mode == "all":
+    if mode == ReadingsMode.ALL:
         combos = itertools.product(*([(r.name, o) for o in r.options] for r in free))
         return [base.with_readings(dict(combo)) for combo in combos]
     configs = [base]
@@ -165,7 +176,7 @@ def reading_configs(model: Model, mode: str, pinned: dict[str, str], constants: 
         for option in reading.options:
             if option != base.readings[reading.name]:
                 configs.append(base.with_readings({reading.name: option}))
-    if mode == "pairs":
+    if mode == ReadingsMode.PAIRS:
         from checker.analysis.footprint import related_pairs
 
         names = {r.name for r in free}
@@ -239,11 +250,11 @@ class Job:
     model: Model
     configs: list[tuple[int, Config]]  # (position in the model's reading matrix, config)
     props: list[BoundProperty]
-    engine: str
+    engine: EngineChoice
     budget: Budget
     depth: int
     free: tuple[bool, bool] = (False, False)  # symbolic: (free_constants, free_readings)
-    backend: str = "auto"
+    backend: Backend = Backend.AUTO
     witnesses: int = 1
     symmetry: bool = True
     reuse: bool = True
@@ -258,7 +269,7 @@ def plan_model(model: Model, suite: list[Property], options: CheckOptions) -> li
     groups: dict[tuple, list[tuple[int, Config]]] = {}
     for position, config in enumerate(reading_configs(model, options.readings, options.pinned, constants)):
         key: tuple = tuple(sorted((n, o) for n, o in config.readings.items() if n in relevant))
-        if options.engine not in ("explicit", "distributed"):
+        if options.engine not in (EngineChoice.EXPLICIT, EngineChoice.DISTRIBUTED):
             key = (position,)
         groups.setdefault(key, []).append((position, config))
     free = (options.free_constants, options.free_readings)
@@ -315,13 +326,13 @@ def check_config(model: Model, config: Config, props: list[BoundProperty], optio
 def _check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], dict[str, Verdict] | None]:
     """check_config, also returning the explicit engine's verdicts (None for the symbolic
     engine) so that an equivalent configuration can reuse them."""
-    if options.engine == "symbolic" or (options.engine == "auto" and _leaves_free(model, options)):
+    if options.engine == EngineChoice.SYMBOLIC or (options.engine == EngineChoice.AUTO and _leaves_free(model, options)):
         # an explicit exploration covers one deck and one reading combination; left free, only
         # the symbolic engine answers for all of them
         return symbolic_results(model, config, props, options), None
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     engine: ExplicitEngine | DistributedEngine
-    if options.engine == "distributed":
+    if options.engine == EngineChoice.DISTRIBUTED:
         engine = DistributedEngine(cluster.current())
     else:
         report = options.on_progress
@@ -330,7 +341,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     try:
         verdicts = reused[1][0] if reused[1] is not None else engine.decide(model, config, props, options)
     except OutOfBudget as exc:
-        if options.engine == "auto" and engine.compile_over_budget:
+        if options.engine == EngineChoice.AUTO and engine.compile_over_budget:
             return symbolic_results(model, config, props, options), None
         return [unexplored_result(model, config, prop, exc.reason) for prop in props], None
     except MemoryError:
@@ -343,7 +354,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     if reused[0] is not None and reused[1] is None:
         verdict_cache.store(reused[0], verdicts, complete)
     results = [result_of(model, config, prop, verdicts[prop.id], options.reuse) for prop in props]
-    if options.engine == "auto" and not complete:
+    if options.engine == EngineChoice.AUTO and not complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
             again = {r.prop.id: r for r in symbolic_results(model, config, [p for p in props if p.id in undecided], options)}
@@ -534,7 +545,7 @@ def _pool(options: CheckOptions, jobs: list[Job]) -> Iterator[Pool]:
     process, one exploration at a time), in `--jobs` worker processes, or here."""
     if options.cluster is not None:
         with cluster.session(options.cluster, options.jobs, read_files([job.model for job in jobs])) as on_cluster:
-            yield SerialPool() if options.engine == "distributed" else on_cluster
+            yield SerialPool() if options.engine == EngineChoice.DISTRIBUTED else on_cluster
     elif options.jobs > 1 and len(jobs) > 1:
         with process_pool(min(options.jobs, len(jobs))) as pool:
             yield pool

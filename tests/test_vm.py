@@ -526,7 +526,7 @@ def test_assembly_honours_the_budget_on_aggregate_terms(tmp_path, monkeypatch):
     monkeypatch.setattr(vm_code.Program, "__init__", lambda self, source, limit=None: pytest.fail("assembled again"))
     engine.build_vm(CompiledModel(model, model.default_config(), WorkLimit(needed, float("inf")), lazy=True), props)
     with pytest.raises(OutOfBudget, match="the terms of an aggregate"):
-        explore_and_decide(small, props, Budget(), None, True, "vm")  # the Python engine's refusal
+        explore_and_decide(small, props, Budget(), None, True, "python")  # the Python engine's refusal
 
 
 BUDGETED = """game: Budgeted

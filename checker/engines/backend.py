@@ -21,7 +21,7 @@ from typing import Any
 from checker.analysis.value import value_finding
 from checker.engines import explicit, native
 from checker.engines.explicit import Budget, Finding, Progress
-from checker.engines.native import NATIVE_KINDS, notice
+from checker.engines.native import NATIVE_KINDS, Backend, notice
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
@@ -45,7 +45,7 @@ def stepping(model: Model, config: Config) -> CompiledModel:
     return stepper.attach(CompiledModel(model, config, lazy=True))
 
 
-def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: str = "auto",
+def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budget: Budget, on_progress: Callable[[Progress], None] | None, need_graph: bool, backend: Backend | str = Backend.AUTO,
                        symmetry: Symmetry | None = None) -> tuple[explicit.Exploration, dict[str, Finding]]:
     """Explore one configuration and decide every property, natively when possible (the native
     back-end does not reduce by symmetry: a symmetric exploration runs in Python)."""
@@ -53,11 +53,12 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
         exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph, symmetry)
         return exp, explicit.decide(exp, props, found, AFTER_EXPLORING)
     unknown = sorted({p.kind for p in props} - NATIVE_KINDS)
-    if unknown and backend != "python":
-        if backend == "native":
+    backend = Backend(backend)
+    if unknown and backend != Backend.PYTHON:
+        if backend == Backend.NATIVE:
             notice(f"{compiled.model.id}: no native check for property kind {', '.join(unknown)}")
-        backend = "python"
-    if backend != "python":
+        backend = Backend.PYTHON
+    if backend != Backend.PYTHON:
         reason = native.unavailable_reason()
         if reason is None:
             from checker.engines.native import engine
@@ -72,7 +73,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
                 pass  # an aggregate past the budget, or the deadline, while assembling: the reference engine refuses it in its words
             else:
                 return exp, engine.decide(exp, props, found)
-        elif backend == "native":
+        elif backend == Backend.NATIVE:
             notice(reason)  # `auto` without numba is the Python engine (the command said so once)
     exp, found = explicit.explore(compiled, props, budget, on_progress, need_graph)
     return exp, explicit.decide(exp, props, found, AFTER_EXPLORING)
@@ -100,7 +101,7 @@ class ExplicitEngine:
         try:
             # Native explorations need no Python successor code: it is built only if the Python
             # engine runs after all (a fallback), which then counts as compiling.
-            compiled_natively = options.backend != "python" and native.unavailable_reason() is None
+            compiled_natively = options.backend != Backend.PYTHON and native.unavailable_reason() is None
             compiled = CompiledModel(model, config, WorkLimit(options.budget.max_states, started + options.budget.timeout), lazy=compiled_natively)
         except OutOfBudget:
             self.compile_over_budget = True

@@ -64,6 +64,7 @@ from checker.growth_check import GrowthCheck, Outcome, SingleGrowth
 from checker.lang.model import Config
 from checker.lang.properties import BoundProperty, bind
 from checker.lang.property_kinds import KINDS, KindClass
+from checker.pipeline.options import EngineChoice
 from checker.report.findings import FindingEvidence, group_findings
 from checker.results import Result
 
@@ -297,7 +298,7 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
     # Stopped at the first violation, in either back-end (`Budget.stop_when_decided`; `auto`
     # interprets a large one natively, never compiling it). Not the verdict cache: the outcomes
     # have their own (`cache_dir`).
-    options = CheckOptions(engine="explicit", budget=budget, reuse=False)
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)
     prop = bind(result.prop, result.model)
     try:
         grown = shared.check(prop, config, options) if shared is not None else check_config(result.model, config, [prop], options)[0]
@@ -345,7 +346,7 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
         return True
     bound = bind(prop, result.model)
     premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
-    options = CheckOptions(engine="explicit", budget=budget, reuse=False)  # cached with the outcome
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)  # cached with the outcome
     return check_config(result.model, config, [premise], options)[0].status == "holds"
 
 

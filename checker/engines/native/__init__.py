@@ -12,11 +12,22 @@ from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 
 from checker import caches
 from checker.lang.property_kinds import KINDS
 
-BACKENDS = ("auto", "native", "python")
+
+class Backend(StrEnum):
+    """Which explicit back-end runs an exploration: `auto` (the compiled one when numba is
+    installed), `native` (the compiled one, or a refusal), `python` (the reference)."""
+
+    AUTO = "auto"
+    NATIVE = "native"
+    PYTHON = "python"
+
+
+BACKENDS = tuple(b.value for b in Backend)
 # The property kinds the compiled loop and passes decide; any other kind runs in the Python engine.
 NATIVE_KINDS = frozenset(name for name, k in KINDS.items() if k.native)
 _NOTICES: set[str] = set()
