@@ -23,7 +23,7 @@ from checker.runner import CheckOptions, check_config
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "ultimate")
 SUITE = os.path.join(ROOT, "properties", "ultimate.yaml")
-COLD_READING_IDS = 65
+COLD_READING_IDS = 71
 
 
 def _suite() -> list[dict]:
@@ -202,3 +202,26 @@ def test_matchups_quantified_over_every_value_symbolically():
             # kind 2 shares kind 0's suit: some card of the dominant suit fails to exceed kind 1 or kind 1 fails
             pairs = [(dominant, inferior)] + ([(2, 1)] if dominant == 0 else [(1, 2)])
             assert any(values[(d,)] <= values[(i,)] for d, i in pairs), (s1, s2, values)
+
+
+def _example_played(**readings: str):
+    from checker.lang.scenarios import bind_scenario, load_scenarios
+    from checker.scenario_run import run_scenario
+
+    model = load_model(os.path.join(FOLDER, "worked-example.yaml"))
+    scenario = next(s for s in load_scenarios(SUITE) if s.id == "the-example-round")
+    config = model.default_config()
+    if readings:
+        config = config.with_readings(readings)
+    return run_scenario(model, config, bind_scenario(scenario, model))
+
+
+def test_the_worked_example_plays_and_higher_wins_breaks_it():
+    """The Gameplay example round plays as printed under the default readings and under the
+    proposed wording of finding unlisted-suit-pairs (unlisted_pair=stated_draw); 'the higher
+    value wins an unlisted pair' (the wording the page no longer proposes) does not: B's Techie
+    151 (121 on the battlefield) would beat A's Mage 61."""
+    assert _example_played().passed
+    assert _example_played(unlisted_pair="stated_draw").passed
+    broken = _example_played(unlisted_pair="higher_wins")
+    assert not broken.passed, broken.message
