@@ -225,3 +225,33 @@ def test_the_worked_example_plays_and_higher_wins_breaks_it():
     assert _example_played(unlisted_pair="stated_draw").passed
     broken = _example_played(unlisted_pair="higher_wins")
     assert not broken.passed, broken.message
+
+
+def _tallies(config: Config, limit: int = 300_000) -> set:
+    """Every reachable tally's defeated cards (per player and kind, with and without an item)."""
+    model = load_model(os.path.join(FOLDER, "two-player.yaml"))
+    compiled = CompiledModel(model, config)
+    out = set()
+    for packed in _reachable(compiled, limit):
+        state = compiled.layout.unpack(packed)
+        if state["phase"] == "claim":
+            out.add((tuple(sorted(state["dfd"].items())), tuple(sorted(state["dfb"].items()))))
+    return out
+
+
+def test_floor_order_is_moot_because_of_the_deck():
+    """floor_order is moot in the checked decks (no card below 30 of a lowered suit carries an
+    item), not in the text: with a probe deck where B writes a Mage of 20 and brings a Mage item,
+    and A an Attacker of 35, A's battlefield (-30 Mage) makes the Mage with its item 40 (floored
+    before the item) or 30 (floored at the end), and A's Attacker 35 defeats it only under the
+    second reading."""
+    model = load_model(os.path.join(FOLDER, "two-player.yaml"))
+    base = model.default_config()
+    values = {**base.constants["value_of"], (0,): 35, (2,): 20}
+    items = {**base.constants["item_start"], ("b", "mage"): 1}
+    probe = {**base.constants, "value_of": values, "item_start": items}
+    before = _tallies(Config(probe, {**base.readings, "floor_order": "before_item"}))
+    at_end = _tallies(Config(probe, {**base.readings, "floor_order": "at_end"}))
+    assert before != at_end
+    assert _tallies(Config(base.constants, {**base.readings, "floor_order": "before_item"})) == \
+        _tallies(Config(base.constants, {**base.readings, "floor_order": "at_end"}))
