@@ -255,3 +255,36 @@ def test_floor_order_is_moot_because_of_the_deck():
     assert before != at_end
     assert _tallies(Config(base.constants, {**base.readings, "floor_order": "before_item"})) == \
         _tallies(Config(base.constants, {**base.readings, "floor_order": "at_end"}))
+
+
+def _two_wild_cards_in_a_round(wild_per_round: str, limit: int = 1_000_000) -> tuple[bool, bool]:
+    """In 3 players with wild cards for B and C (the checked deck gives C's only): whether a
+    tally with both wild cards laid is reachable, and whether the exploration was complete."""
+    model = load_model(os.path.join(FOLDER, "three-player.yaml"))
+    base = model.default_config()
+    config = Config({**base.constants, "wild_cards": {**base.constants["wild_cards"], ("b",): 1}},
+                    {**base.readings, "wild_per_round": wild_per_round})
+    compiled = CompiledModel(model, config)
+    frontier = list(compiled.initial)
+    seen = set(frontier)
+    while frontier and len(seen) < limit:
+        nxt = []
+        for s in frontier:
+            state = compiled.layout.unpack(s)
+            if state["phase"] == "tally" and state["wild_on"][("b",)] and state["wild_on"][("c",)]:
+                return True, False
+            for _, t in compiled.successors(s):
+                if t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
+        frontier = nxt
+    return False, not frontier
+
+
+def test_wild_per_round_is_moot_in_three_players_because_of_the_deck():
+    """wild_per_round is moot in the checked 3-player game because only Player C brings a wild
+    card: with one for Player B too, two wild cards are laid in one round when each player may
+    throw one, and never when one is allowed for the table."""
+    assert _two_wild_cards_in_a_round("per_player")[0]
+    found, complete = _two_wild_cards_in_a_round("per_table")
+    assert complete and not found
