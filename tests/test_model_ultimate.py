@@ -23,7 +23,7 @@ from checker.runner import CheckOptions, check_config
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "ultimate")
 SUITE = os.path.join(ROOT, "properties", "ultimate.yaml")
-COLD_READING_IDS = 65
+COLD_READING_IDS = 71
 
 
 def _suite() -> list[dict]:
@@ -202,3 +202,89 @@ def test_matchups_quantified_over_every_value_symbolically():
             # kind 2 shares kind 0's suit: some card of the dominant suit fails to exceed kind 1 or kind 1 fails
             pairs = [(dominant, inferior)] + ([(2, 1)] if dominant == 0 else [(1, 2)])
             assert any(values[(d,)] <= values[(i,)] for d, i in pairs), (s1, s2, values)
+
+
+def _example_played(**readings: str):
+    from checker.lang.scenarios import bind_scenario, load_scenarios
+    from checker.scenario_run import run_scenario
+
+    model = load_model(os.path.join(FOLDER, "worked-example.yaml"))
+    scenario = next(s for s in load_scenarios(SUITE) if s.id == "the-example-round")
+    config = model.default_config()
+    if readings:
+        config = config.with_readings(readings)
+    return run_scenario(model, config, bind_scenario(scenario, model))
+
+
+def test_the_worked_example_plays_and_higher_wins_breaks_it():
+    """The Gameplay example round plays as printed under the default readings and under the
+    proposed wording of finding unlisted-suit-pairs (unlisted_pair=stated_draw); 'the higher
+    value wins an unlisted pair' (the wording the page no longer proposes) does not: B's Techie
+    151 (121 on the battlefield) would beat A's Mage 61."""
+    assert _example_played().passed
+    assert _example_played(unlisted_pair="stated_draw").passed
+    broken = _example_played(unlisted_pair="higher_wins")
+    assert not broken.passed, broken.message
+
+
+def _tallies(config: Config, limit: int = 300_000) -> set:
+    """Every reachable tally's defeated cards (per player and kind, with and without an item)."""
+    model = load_model(os.path.join(FOLDER, "two-player.yaml"))
+    compiled = CompiledModel(model, config)
+    out = set()
+    for packed in _reachable(compiled, limit):
+        state = compiled.layout.unpack(packed)
+        if state["phase"] == "claim":
+            out.add((tuple(sorted(state["dfd"].items())), tuple(sorted(state["dfb"].items()))))
+    return out
+
+
+def test_floor_order_is_moot_because_of_the_deck():
+    """floor_order is moot in the checked decks (no card below 30 of a lowered suit carries an
+    item), not in the text: with a probe deck where B writes a Mage of 20 and brings a Mage item,
+    and A an Attacker of 35, A's battlefield (-30 Mage) makes the Mage with its item 40 (floored
+    before the item) or 30 (floored at the end), and A's Attacker 35 defeats it only under the
+    second reading."""
+    model = load_model(os.path.join(FOLDER, "two-player.yaml"))
+    base = model.default_config()
+    values = {**base.constants["value_of"], (0,): 35, (2,): 20}
+    items = {**base.constants["item_start"], ("b", "mage"): 1}
+    probe = {**base.constants, "value_of": values, "item_start": items}
+    before = _tallies(Config(probe, {**base.readings, "floor_order": "before_item"}))
+    at_end = _tallies(Config(probe, {**base.readings, "floor_order": "at_end"}))
+    assert before != at_end
+    assert _tallies(Config(base.constants, {**base.readings, "floor_order": "before_item"})) == \
+        _tallies(Config(base.constants, {**base.readings, "floor_order": "at_end"}))
+
+
+def _two_wild_cards_in_a_round(wild_per_round: str, limit: int = 1_000_000) -> tuple[bool, bool]:
+    """In 3 players with wild cards for B and C (the checked deck gives C's only): whether a
+    tally with both wild cards laid is reachable, and whether the exploration was complete."""
+    model = load_model(os.path.join(FOLDER, "three-player.yaml"))
+    base = model.default_config()
+    config = Config({**base.constants, "wild_cards": {**base.constants["wild_cards"], ("b",): 1}},
+                    {**base.readings, "wild_per_round": wild_per_round})
+    compiled = CompiledModel(model, config)
+    frontier = list(compiled.initial)
+    seen = set(frontier)
+    while frontier and len(seen) < limit:
+        nxt = []
+        for s in frontier:
+            state = compiled.layout.unpack(s)
+            if state["phase"] == "tally" and state["wild_on"][("b",)] and state["wild_on"][("c",)]:
+                return True, False
+            for _, t in compiled.successors(s):
+                if t not in seen:
+                    seen.add(t)
+                    nxt.append(t)
+        frontier = nxt
+    return False, not frontier
+
+
+def test_wild_per_round_is_moot_in_three_players_because_of_the_deck():
+    """wild_per_round is moot in the checked 3-player game because only Player C brings a wild
+    card: with one for Player B too, two wild cards are laid in one round when each player may
+    throw one, and never when one is allowed for the table."""
+    assert _two_wild_cards_in_a_round("per_player")[0]
+    found, complete = _two_wild_cards_in_a_round("per_table")
+    assert complete and not found
