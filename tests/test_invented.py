@@ -83,3 +83,50 @@ def test_a_finding_that_vanishes_at_a_plausible_value_is_published_as_depending_
     assert "depends on the assumed value of `cap` (not in the document; it vanishes at 4, 6)" in small_row
     assert "depends on the assumed value" not in big_row
     assert "**Invented number re-checked:** `cap` (not in the document; checked at 2, plausible 2 to 6)" in details
+
+
+# Three steps end the game; the document prints no step size, the modeller chose 1. At the
+# plausible 3 no step can be taken at all: every play is stuck at the start, so the invariant
+# below holds, but in a game that no longer plays. That says nothing about the finding.
+STEPS = """\
+game: Steps
+id: m
+players: [a]
+constants:
+  stride: {type: int, range: [0, 9], default: 1, document: none, plausible: [1, 3]}
+state: {n: "int[0..3]"}
+init: {n: 0}
+terminal: n == 3
+actions:
+  step: {by: a, when: "n < 3 and stride < 3", do: {n: n + 1}, rule: r-1}
+"""
+
+STEPS_PROPERTIES = """\
+- id: stays-low
+  kind: invariant
+  says: The count never passes one.
+  expr: "n <= 1"
+  expect: fails
+"""
+
+STEPS_FINDINGS = """\
+findings:
+  - id: passes-one
+    title: The count passes one
+    class: gap
+    scenario: Two steps.
+    proposed: Stop at one.
+    properties: [stays-low]
+"""
+
+
+def test_a_value_at_which_no_play_ends_decides_nothing(tmp_path):
+    write_game(str(tmp_path), "steps", STEPS, STEPS_PROPERTIES)
+    with open(os.path.join(str(tmp_path), "properties", "steps.yaml"), "a") as handle:
+        handle.write(STEPS_FINDINGS)
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    check = value_checks(results, 100_000, 60.0, cache_dir=None)[0]
+    tried = {t.value: t for t in check.tried}
+    assert tried[2].outcome == Outcome.SURVIVES
+    assert tried[3].outcome == Outcome.NOT_RECHECKED and "no play reaches the end of the game at this value" in tried[3].reason
+    assert not check.depends

@@ -82,3 +82,10 @@ def test_a_moot_option_is_published_as_moot_only_after_every_gating_combination(
     _, rows = readings([model], [], *pipeline.analysed([model], impacts=impacts))
     row = next(r for r in rows if r.name == "announce")
     assert row.consequences == ("`quiet`: no effect on the game (also beside each of the 2 other option(s) of the readings that gate it)",)
+
+
+def test_odds_are_worded_in_whole_points_with_the_right_number():
+    from checker.report.reading_impact import _odds_words
+
+    assert _odds_words(1.2, {}) == "changes the odds by about 1 point"
+    assert _odds_words(6.4, {"cautious": 0.3}) == "changes the odds by about 6 points (under a point with cautious players)"

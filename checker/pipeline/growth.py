@@ -312,6 +312,9 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
                         "which says nothing about the finding", grown.states)
         if not _premise_reached(result, config, budget):
             return _Run(Outcome.NOT_RECHECKED, "it holds only because its `from` situation is no longer reachable with the larger bounds (vacuous)", grown.states)
+        if not larger and not _still_ends(result, config, budget):
+            return _Run(Outcome.NOT_RECHECKED, f"it holds, but no play reaches the end of the game at this value ({grown.states:,} states): "
+                        "the game no longer plays, which says nothing about the finding", grown.states)
         return _Run(Outcome.VANISHES, grown.bound, grown.states)
     if grown.status == "undecided":
         return _search(result, config, budget, _Run(Outcome.NOT_RECHECKED, grown.bound, grown.states))
@@ -348,6 +351,19 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
     premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
     options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)  # cached with the outcome
     return check_config(result.model, config, [premise], options)[0].status == "holds"
+
+
+def _still_ends(result: Result, config: Config, budget: Budget) -> bool:
+    """An invented number at another value can leave a game in which no play ends (every play
+    stuck at once, say, when a cap admits no hand): a property that holds there says nothing
+    about the finding. The game must still reach an end somewhere (one more run, stopped as
+    soon as it does)."""
+    from checker.runner import CheckOptions, check_config
+
+    prop = result.prop
+    ends = BoundProperty(replace(prop, id=f"{prop.id}-ends", kind="reachable", texts={"expr": ("the end of the game", prop.loc)}), expr=result.model.terminal)
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)  # cached with the outcome
+    return check_config(result.model, config, [ends], options)[0].status == "holds"
 
 
 def _cache_path(cache_dir: str, finding: str, result: Result, growth: Growth, budget: Budget) -> str | None:

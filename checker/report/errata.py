@@ -223,7 +223,7 @@ def _faq(models: list[Model], results: list[Result], defects: list[FindingEviden
             findings.setdefault(qid, []).append(f"[finding {number}](#{anchor(entry)})")
     lines = []
     for q in questions:
-        said = findings.get(q.id) or [_short(a) for a in answers.get(q.id, [])[:2]]
+        said = findings.get(q.id) or list(dict.fromkeys(_short(a) for a in answers.get(q.id, [])))[:2]  # a reading every variant defaults its own way is named once
         if getattr(q, "out_of_scope", ""):
             said.append(f"out of scope: {q.out_of_scope}")
         lines.append(f"- <a id=\"{q.id}\"></a>{q.question} \u2014 " + ("; ".join(said) if said else "**open**: nothing in the models answers it yet"))

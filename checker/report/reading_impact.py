@@ -160,8 +160,9 @@ def _moot_consequence(per_model: list[tuple[ModelImpact, OptionImpact]]) -> str:
         worst = most_severe([p.classification for _, p in paired])
         shown = next(p for _, p in paired if p.classification == worst)
         where = sorted({f"`{mi.model.id}`" for mi, p in paired if p.classification == worst})
+        effect = CONSEQUENCE_WORDS[worst]
         return (f"no effect with the other readings at their defaults; with `{shown.partner[0]}={shown.partner[1]}` it "
-                f"{CONSEQUENCE_WORDS[worst]}" + ("" if len(where) == len(per_model) else f" (in {', '.join(where)})"))
+                f"{'has ' if effect.startswith('no effect') else ''}{effect}" + ("" if len(where) == len(per_model) else f" (in {', '.join(where)})"))
     checked = sum(o.pairs_checked for _, o in per_model)
     return CONSEQUENCE_WORDS["moot"] + (f" (also beside each of the {checked} other option(s) of the readings that gate it)" if checked else "")
 
@@ -170,7 +171,8 @@ def _odds_words(uniform: float, by_policy: dict[str, float]) -> str:
     """How far the odds move, in whole points: with uniform players, then with the sensible
     players of `outcomes.POLICIES` where they were computed."""
     def points(shift: float) -> str:
-        return f"about {shift:.0f} points" if shift >= 1 else "under a point"
+        whole = round(shift)
+        return f"about {whole} point{'' if whole == 1 else 's'}" if shift >= 1 else "under a point"
 
     others = [f"{points(shift)} with {policy} players" for policy, shift in by_policy.items() if shift > 0]
     return f"changes the odds by {points(uniform)}" + (f" ({'; '.join(others)})" if others else "")
