@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from checker.report.html import write_html
+from checker.pipeline.html import write_report
 from checker.report.html.player import shown_states
 from checker.runner import CheckOptions, check_paths
 from tests.conftest import write
@@ -40,7 +40,7 @@ def press(page: str, keys: list[str]) -> list[dict]:
 
 def _site(root, models: str) -> tuple[str, dict]:
     results = check_paths([models], CheckOptions())
-    paths = write_html(results, str(root / "site"))
+    paths = write_report(results, str(root / "site"))
     page = next(p for p in paths if not p.endswith("index.html"))
     data = json.loads(next(iter(parse(open(page, encoding="utf-8").read()).data.values())))
     return page, data

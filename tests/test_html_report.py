@@ -18,6 +18,7 @@ from checker.pipeline.html import write_report
 from checker.report.appendix import where
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
+from checker.report.html import write_html
 from checker.report.html.page import plain
 from checker.report.html.player import shown_states
 from checker.report.html.state_graph import STATE_GRAPH_LIMIT
@@ -206,6 +207,16 @@ def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
             assert "on-path" in node["css"] and node["title"].endswith(view.state(_jsonable_state(state)))
         assert "initial" in [n for n in graph.nodes if 0 in n["at"]][0]["css"]
         assert "terminal" in [n for n in graph.nodes if len(states) - 1 in n["at"]][0]["css"]  # the play ends: the game is over
+
+
+def test_pages_written_without_graphs_draw_none(tmp_path):
+    """`write_html` alone explores nothing: its players come without a state graph."""
+    write(tmp_path, MINI, "mini.yaml")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails}\n")
+    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
+    assert '<div class="player"' in page and "<svg" not in page and "No state graph" not in page
 
 
 def test_the_pages_are_byte_stable_across_processes(tmp_path):

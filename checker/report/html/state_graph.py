@@ -49,10 +49,13 @@ class StateGraphs:
         self._drawn = drawn
 
     def figure(self, result: Result, element_id: str) -> str:
-        """The graph with `result`'s trace on it, or a sentence saying why there is none."""
+        """The graph with `result`'s trace on it, a sentence saying why there is none, or nothing
+        when its configuration was not explored (a page written without graphs draws none)."""
         trace = result.trace
         assert trace is not None
-        drawn = self._drawn[config_key(result.model, result.config)]
+        drawn = self._drawn.get(config_key(result.model, result.config))
+        if drawn is None:
+            return ""
         if drawn.space is None:
             return f'<p class="muted state-graph-none">No state graph: {esc(drawn.why_not)}</p>'
         return state_graph_svg(drawn.space, trace, element_id)
