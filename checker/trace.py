@@ -11,10 +11,12 @@ really break the property. A trace that fails replay is an engine bug and raises
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from checker.errors import RulecheckError
+from checker.lang.expr import SlotRef, walk
 from checker.lang.interp import Interpreter, State, Transition, shared_interpreter
 from checker.lang.model import Action, Config, Model, Narration
 from checker.lang.piles import fold, lengths_of, unfold
@@ -43,6 +45,7 @@ class Step:
     text: str  # what happened, in words
     assumptions: tuple[tuple[str, str], ...] = ()  # (id, says) of the model's assumptions the step rests on
     places: dict[str, str] = field(default_factory=dict)  # clause id -> where it is in the document (`at`)
+    decided_by: tuple[str, ...] = ()  # a step that changes nothing shown: the shown slots its rule read (`deciding_slots`)
 
 
 @dataclass
@@ -128,7 +131,21 @@ def make_step(interp: Interpreter, move: Transition, pre: State) -> Step:
     step.text = step_text(interp, action, step, pre)
     said = {a.id: a.says for a in model.assumptions}
     step.assumptions = tuple((aid, said[aid]) for aid in action.assumes)
+    step.decided_by = deciding_slots(model, action, step.changes)
     return step
+
+
+def deciding_slots(model: Model, action: Action, changed: list[tuple[str, Any, Any]]) -> tuple[str, ...]:
+    """The shown slots a step's rule reads (its guard, and the values and indices it writes),
+    when the step changes nothing players see; otherwise none. Such a step is a decision (the
+    turn rolls compared, a play passed up while a card could be played): what it read is its
+    point, and a narrative prints those values where it would have nothing to show."""
+    hidden = {name for name, slot in model.slots.items() if slot.internal} | set(lengths_of(model.piles).values())
+    if any(element.partition("[")[0] not in hidden for element, _, _ in changed):
+        return ()
+    exprs = [action.guard, *(assign.value for assign in action.assigns), *(index for assign in action.assigns for index in assign.indices)]
+    read = {node.name for expr in exprs for node in walk(expr) if isinstance(node, SlotRef)}
+    return tuple(name for name in model.slots if name in read and name not in hidden)
 
 
 def step_text(interp: Interpreter, action: Action, step: Step, pre: State) -> str:
@@ -203,12 +220,15 @@ def is_witness(kind: str, shape: str | None) -> bool:
     return row is not None and row.keeps_witness and shape == "path"
 
 
-def narrative(doc: dict[str, Any]) -> str:
+def narrative(doc: dict[str, Any], assumption_link: Callable[[str], str] | None = None) -> str:
     """The Markdown play-by-play of a trace, from its JSON form (so saved traces explain alone).
 
     Internal slots are never shown; slots appear under their labels and members under their
-    display names; a step lists only what changed; each clause is quoted once, later steps
-    refer to it by where it is in the document."""
+    display names; a step lists only what changed, or, when it changes nothing players see,
+    the values its rule read to decide it; a run of steps that neither change nor read anything
+    shown is one line. Each clause is quoted once, later steps refer to it by where it is in the
+    document. A model's assumption is cited by its name, never pasted into a step: linked by
+    `assumption_link` (a page that lists the assumptions), else its text follows the steps."""
     view = _View(doc.get("display") or {})
     prop = doc["property"]
     lines = [f"# {prop['id']} ({prop['kind']}): {doc['game']}, model `{doc['model']}`", ""]
@@ -221,18 +241,56 @@ def narrative(doc: dict[str, Any]) -> str:
     lines.append(f"0. Start: {view.state(doc['initial'])}")
     loop = doc.get("loop_start")
     quoted: set[str] = set()
-    for i, step in enumerate(doc["steps"], start=1):
+    cited: dict[str, str] = {}
+    link = assumption_link or (lambda aid: f"`{aid}`")
+    states = doc_states(doc)
+    steps: list[dict[str, Any]] = doc["steps"]
+    i = 1
+    while i <= len(steps):
         marker = f" \u21bb *(the loop starts after state {loop})*" if loop is not None and i == loop + 1 else ""
-        lines.append(f"{i}. {view.step(step, quoted)}{marker}")
+        run = i
+        while not marker and run < len(steps) and _bookkeeping(view, steps[run - 1]) and _bookkeeping(view, steps[run]) and not (loop is not None and run + 1 == loop + 1):
+            run += 1
+        if run > i:
+            parts = [view.cited_text(steps[k - 1], quoted, link, cited) for k in range(i, run + 1)]
+            lines.append(f"{i}\u2013{run}. " + "; ".join(parts) + ". Players see no change.")
+        else:
+            lines.append(f"{i}. {view.step(steps[i - 1], quoted, link, cited, states[i - 1])}{marker}")
+        i = run + 1
     if loop is not None:
         lines.append(f"   \u21ba back to the state after step {loop}: the loop repeats forever.")
     for j, alt in enumerate(doc.get("branches", []), start=1):
-        lines.append(f"   - forced rule {j}: {view.step(alt, quoted)}")
+        lines.append(f"   - forced rule {j}: {view.step(alt, quoted, link, cited, states[-1])}")
     if doc.get("outcome") is not None:
         lines.append(f"\nOutcome: {view.name(None, doc['outcome'])}.")
     if doc.get("note"):
         lines += ["", f"**{'What it shows' if is_witness(prop['kind'], doc.get('shape')) else 'Why this breaks it'}:** {doc['note']}"]
+    if cited and assumption_link is None:
+        lines += ["", "The model's assumptions these steps rest on (not the text):", ""]
+        lines += [f"- `{aid}`: {says}" for aid, says in cited.items()]
     return "\n".join(lines) + "\n"
+
+
+def _bookkeeping(view: _View, step: dict[str, Any]) -> bool:
+    """A step that neither changes nor reads anything players see (the model's own bookkeeping)."""
+    return not view.changes(step["changes"]) and not step.get("decided_by")
+
+
+def doc_states(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every state of a trace in its JSON form (arrays keyed `a/b`, piles whole): the initial
+    one, then each step's changes applied; the rendering's counterpart of `states_from_json`,
+    which needs the model."""
+    states = [doc["initial"]]
+    for step in doc["steps"]:
+        state = {k: (dict(v) if isinstance(v, dict) else v) for k, v in states[-1].items()}
+        for change in step["changes"]:
+            slot, _, rest = change["element"].partition("[")
+            if rest:
+                state[slot]["/".join(rest.rstrip("]").split("]["))] = change["after"]
+            else:
+                state[slot] = change["after"]
+        states.append(state)
+    return states
 
 
 class _View:
@@ -283,7 +341,15 @@ class _View:
         parts = key.split("/")
         return "/".join(self.name(domains[i] if i < len(domains) else None, p) for i, p in enumerate(parts))
 
-    def step(self, step: dict[str, Any], quoted: set[str]) -> str:
+    def step(self, step: dict[str, Any], quoted: set[str], link: Callable[[str], str], cited: dict[str, str], before: dict[str, Any]) -> str:
+        """One step: its text, its citations (a clause quoted the first time), and what it
+        changed, or else what it read (`before`: the state it was taken in)."""
+        shown = self.outcome_of(step, before)
+        return f"{self.cited_text(step, quoted, link, cited)}. {shown if self.changes(step['changes']) else shown[:1].upper() + shown[1:]}."
+
+    def cited_text(self, step: dict[str, Any], quoted: set[str], link: Callable[[str], str], cited: dict[str, str]) -> str:
+        """A step's text and its citations: a clause quoted the first time (`quoted` records
+        which were), an assumption by name (`cited` collects their texts)."""
         cites = []
         for clause in step["clauses"]:
             where = f"{clause['at']} ({clause['id']})" if clause.get("at") else clause["id"]
@@ -293,14 +359,22 @@ class _View:
                 quoted.add(clause["id"])
                 cites.append(f"{where}: \u201c{clause['says']}\u201d")
         for assumption in step.get("assumptions", []):
-            key = "assumption " + assumption["id"]
-            if key in quoted:
-                cites.append(f"see the model's {key}")
-            else:
-                quoted.add(key)
-                cites.append(f"the model's {key}, not the text: {assumption['says']}")
+            cited.setdefault(assumption["id"], assumption["says"])
+            cites.append(f"the model's assumption {link(assumption['id'])}")
         cite = f" ({'; '.join(cites)})" if cites else ""
-        return f"{step['text']}{cite}. {self.changes(step['changes']) or 'nothing visible changes'}."
+        return f"{step['text']}{cite}"
+
+    def outcome_of(self, step: dict[str, Any], before: dict[str, Any]) -> str:
+        """What a step changed that players see; for a step that changes nothing shown, the
+        values its rule read ("decided by ..."); for one that reads nothing shown either, that
+        players see no change."""
+        changed = self.changes(step["changes"])
+        if changed:
+            return changed
+        read = [slot for slot in step.get("decided_by", []) if slot in before]
+        if read:
+            return "decided by " + self.state({slot: before[slot] for slot in read})
+        return "players see no change"
 
     def changes(self, changes: list[dict[str, Any]]) -> str:
         """What a step changed that players see, in their terms ("" when nothing shown changed)."""
@@ -314,10 +388,12 @@ class _View:
         return ", ".join(shown)
 
 
-def visible_changes(display: dict[str, Any], step: Step) -> str:
-    """A step's changes as a narrative shows them (internal slots hidden, labels and display
-    names used), for views that show one step outside a whole trace (a divergence's two sides)."""
-    return _View(display).changes(step_json(step)["changes"])
+def outcomes_after(trace: Trace, steps: list[Step]) -> list[str]:
+    """What each of `steps`, taken from the trace's last state, shows as a narrative would (its
+    changes in players' terms, or what decided it): the two sides of a divergence, one step at
+    a time outside a whole trace."""
+    view, before = _View(trace.display), doc_states(to_json(trace))[-1]
+    return [view.outcome_of(step_json(step), before) for step in steps]
 
 
 # -- reading saved traces back -----------------------------------------------------------------
@@ -417,6 +493,7 @@ def step_json(step: Step) -> dict[str, Any]:
         "clauses": [{"id": cid, "at": step.places.get(cid, ""), "says": says} for cid, says in step.clauses],
         "changes": [{"element": n, "before": b, "after": a} for n, b, a in step.changes],
         "assumptions": [{"id": aid, "says": says} for aid, says in step.assumptions],
+        "decided_by": list(step.decided_by),
     }
 
 

@@ -109,10 +109,11 @@ def _replay_step(interp: Interpreter, pre: State, step: dict[str, Any], number: 
 
 
 def _check_citations(recorded: dict[str, Any], step: Step, number: int) -> None:
-    """The saved step says what the step says now: its narration, and the clauses and assumptions
-    it cites with their texts (an evidence file keeps those texts in the game's shared.json)."""
+    """The saved step says what the step says now: its narration, the clauses and assumptions
+    it cites with their texts (an evidence file keeps those texts in the game's shared.json),
+    and the slots it shows as what decided it."""
     now = step_json(step)
-    for key in ("text", "clauses", "assumptions"):
+    for key in ("text", "clauses", "assumptions", "decided_by"):
         if recorded.get(key, []) != now[key]:
             raise StaleTrace(f"step {number} (`{step.action}`): recorded {key} {str(recorded.get(key))[:100]}, the model gives {str(now[key])[:100]} now")
 

@@ -145,3 +145,15 @@ def test_the_main_page_reads_in_ten_minutes(game):
     assert len(page.splitlines()) < 500
     assert "nothing visible changes" not in page and "the model's assumption" not in page
     assert os.path.isfile(os.path.join(ROOT, "docs", "errata", f"{game}-details.md")) and f"({game}-details.md" in page
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_details_pages_full_traces_show_what_decides_each_step(game):
+    """The full traces of the details page: no step that shows nothing (a step that changes
+    nothing shown prints what decided it, bookkeeping runs are one line), and no assumption's
+    text pasted into a step (cited by name, linked to the page's list)."""
+    with open(os.path.join(ROOT, "docs", "errata", f"{game}-details.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    assert "nothing visible changes" not in page and ", not the text: " not in page
+    cited = set(re.findall(r"the model's assumption \[`([^`]+)`\]\(#assumption-([^)]+)\)", page))
+    assert cited and all(name == anchor and f'<a id="assumption-{anchor}"></a>' in page for name, anchor in cited)

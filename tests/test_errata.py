@@ -130,7 +130,7 @@ def test_assumptions_and_questions_are_shown_with_their_answers(results):
     model.readings["extra"].answers = ["q-wait"]
     results[0].prop.answers = []  # a property may answer questions too; none here
     text = errata_page("g", results)
-    assert "- **no-skip** (1): A move is never skipped. *Why:* The text never mentions skipping." in text
+    assert "- <a id=\"assumption-no-skip\"></a>**no-skip** (1): A move is never skipped. *Why:* The text never mentions skipping." in text  # the anchor a trace links
     questions = text.split("## Appendix B", 1)[1]
     assert "4 question(s)" in questions and "3 answered, 1 open" in questions
     assert "Answer: assumption `no-skip`" in questions and "Answer: reading `extra`" in questions

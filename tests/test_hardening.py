@@ -89,6 +89,16 @@ def test_verify_reports_a_changed_clause_text_in_the_shared_table(duel):
     no_traceback(run)
 
 
+def test_verify_reports_an_edited_list_of_what_decided_a_step(duel):
+    rulecheck("check", "--jobs", "1", cwd=str(duel))
+    path, doc, fields = evidence_file(duel)
+    doc["trace"]["steps"][0][fields.index("decided_by")] = ["deck"]  # the narrative would print values the rule never read
+    path.write_text(json.dumps(doc))
+    run = rulecheck("verify", str(path), cwd=str(duel))
+    assert run.returncode == 1 and "recorded decided_by" in run.stderr, run.stdout + run.stderr
+    no_traceback(run)
+
+
 def test_evidence_of_another_format_version_is_refused(duel):
     rulecheck("check", "--jobs", "1", cwd=str(duel))
     path, doc, _ = evidence_file(duel)

@@ -29,6 +29,11 @@ def located(model: Model, cid: str) -> str:
 
 
 # -- assumptions ------------------------------------------------------------------------------
+def assumption_link(aid: str) -> str:
+    """A link to an assumption's entry in the page's list of assumptions (anchor `assumption-<id>`)."""
+    return f"[`{aid}`](#assumption-{aid})"
+
+
 def assumptions_section(models: list[Model]) -> list[str]:
     entries: dict[str, tuple[Model, Any]] = {}
     for model in models:
@@ -40,7 +45,7 @@ def assumptions_section(models: list[Model]) -> list[str]:
              "Disagree with one and it becomes a reading.", ""]
     for aid, (model, item) in entries.items():
         at = "; ".join(located(model, c) for c in getattr(item, "clauses", ()) or ())
-        lines.append(f"- **{aid}**" + (f" ({at})" if at else "") + f": {item.says}" + (f" *Why:* {item.why}" if getattr(item, "why", "") else ""))
+        lines.append(f"- <a id=\"assumption-{aid}\"></a>**{aid}**" + (f" ({at})" if at else "") + f": {item.says}" + (f" *Why:* {item.why}" if getattr(item, "why", "") else ""))
     return lines
 
 

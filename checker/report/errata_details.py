@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from checker.findings import suite_findings
 from checker.lang.model import Model
 from checker.report.appendix import (
+    assumption_link,
     assumptions_section,
     clause_index,
     finding_questions,
@@ -240,7 +241,7 @@ def _evidence(entry: FindingEvidence) -> list[str]:
     doc = to_json(shortest.trace)
     if "`" in (doc.get("note") or ""):
         doc["note"] = ""  # a model expression explains nothing to a designer
-    body = narrative(doc)
+    body = narrative(doc, assumption_link)
     if body.startswith("# "):
         body = body.split("\n", 1)[1]
     summary = (f"Evidence: the replayed trace (`{shortest.prop.id}`, {where(shortest)}, "

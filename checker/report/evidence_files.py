@@ -51,8 +51,13 @@ _SHARED_LINES = (("clauses", "*"), ("assumptions", "*"), ("models", "*", "readin
 
 
 def trace_identity(doc: dict[str, Any]) -> str:
-    """The hash of a trace's play: what the players did and saw, not where it was found."""
+    """The hash of a trace's play: what the players did and saw, not where it was found, nor
+    which values a step shows as what decided it (`decided_by`, derived from the rules: a
+    narration detail that leaves every file's name as it was)."""
     play = {k: v for k, v in doc.items() if k not in _NOT_THE_PLAY}
+    for key in ("steps", "branches"):
+        if key in play:
+            play[key] = [{k: v for k, v in step.items() if k != "decided_by"} for step in play[key]]
     return hashlib.sha256(json.dumps(play, sort_keys=True, default=str).encode()).hexdigest()[:_HASH]
 
 

@@ -11,6 +11,7 @@ models give the same bytes. It runs nothing.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,9 @@ from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.outcomes import POLICIES, Impact
 from checker.analysis.reading_growth import ReadingGrowth
 from checker.lang.model import Model, Reading
+from checker.report.appendix import assumption_link
 from checker.results import Result
-from checker.trace import Step, narrative, to_json, visible_changes
+from checker.trace import Trace, narrative, outcomes_after, to_json
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
@@ -225,7 +227,7 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
     if pairs:  # the play that shows the moot option mattering beside its partner, and both games compared
         mi, p = min(pairs, key=lambda item: (ORDER.index(item[1].classification), item[1].divergence.steps, item[0].model.id))
         beside = f"{p.partner[0]}={p.partner[1]}"
-        lines += scenario_lines(p.divergence, f" with `{beside}`" + (f" in `{mi.model.id}`" if several else ""))
+        lines += scenario_lines(p.divergence, f" with `{beside}`" + (f" in `{mi.model.id}`" if several else ""), assumption_link)
         alone = next((o for r in mi.readings for o in r.options if (o.reading, o.option) == p.partner), None)
         base = alone.impact if alone is not None and alone.impact is not None else mi.impact
         if p.impact is not None:
@@ -235,18 +237,20 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
 
 def _scenario(mi: ModelImpact, o: OptionImpact, several: bool) -> list[str]:
     assert o.divergence is not None, "only options with a divergence get a scenario"
-    return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "")
+    return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "", assumption_link)
 
 
-def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
-    """A divergence scenario: the common play, then the divergent step under both side by side."""
+def scenario_lines(divergence: Divergence, where: str = "", assumption_link: Callable[[str], str] | None = None) -> list[str]:
+    """A divergence scenario: the common play, then the divergent step under both side by side;
+    `assumption_link` links an assumption the play rests on to the page's list (without it,
+    their texts follow the play)."""
     if not divergence.found:
         return [f"No divergence{where}: {divergence.bound}.", ""]
     lines = [f"*Divergence scenario*{where} ({divergence.steps} step{'s' if divergence.steps != 1 else ''} legal under both readings, replayed in the reference interpreter under each):", ""]
     assert divergence.trace is not None and divergence.sides is not None, "a divergence found has its trace and its two sides"
     doc = to_json(divergence.trace)
     doc["note"], doc["property"]["says"] = "", ""
-    body = narrative(doc).splitlines()
+    body = narrative(doc, assumption_link).splitlines()
     start = next(i for i, line in enumerate(body) if line.startswith("0. Start"))
     lines += [line for line in body[start:] if line.strip()]
     lines += ["", divergence.summary, ""]
@@ -254,8 +258,7 @@ def scenario_lines(divergence: Divergence, where: str = "") -> list[str]:
     lines += [f"| at the divergent step | under `{a.label}` | under `{b.label}` |", "|---|---|---|"]
     lines.append(f"| game over | {_over(a)} | {_over(b)} |")
     if a.steps or b.steps:
-        display = divergence.trace.display if divergence.trace is not None else {}
-        lines.append(f"| {_moves_heading(divergence.kind)} | {_moves(a, display)} | {_moves(b, display)} |")
+        lines.append(f"| {_moves_heading(divergence.kind)} | {_moves(a, divergence.trace)} | {_moves(b, divergence.trace)} |")
     if a.error or b.error:
         lines.append(f"| modelling error | {a.error or 'none'} | {b.error or 'none'} |")
     lines.append("")
@@ -272,18 +275,13 @@ def _moves_heading(kind: str) -> str:
     return {"result": "the same move's result", "moves": "moves enabled under this reading only", "terminal": "moves"}.get(kind, "moves")
 
 
-def _moves(side: Side, display: dict[str, Any]) -> str:
+def _moves(side: Side, trace: Trace) -> str:
     if not side.steps:
         return "none"
-    parts = [_cell(step, display) for step in side.steps]
+    parts = [f"{step.text}: {shown}".replace("|", "\\|") for step, shown in zip(side.steps, outcomes_after(trace, side.steps))]
     if side.more:
         parts.append(f"and {side.more} more")
     return "<br>".join(parts)
-
-
-def _cell(step: Step, display: dict[str, Any]) -> str:
-    changed = visible_changes(display, step) or "nothing visible changes"
-    return f"{step.text}: {changed}".replace("|", "\\|")
 
 
 def _impact_table(base: Impact, alt: Impact, base_label: str, alt_label: str) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from checker.trace import _View
+from checker.trace import _View, doc_states
 
 MAX_STEPS = 6  # steps shown on the page at most (the point's, the rest folded; 16 findings fit a 500-line page)
 LAST_STEPS = 3  # the steps just before the violation, always shown
@@ -29,6 +29,7 @@ def short_trace(doc: dict[str, Any], focus: set[str], clauses: set[str], clause_
     view = _View(doc.get("display") or {})
     steps: list[dict[str, Any]] = doc["steps"]
     kept = _kept(steps, focus, clauses, doc.get("loop_start"))
+    states = doc_states(doc)
     lines = [f"0. Start: {_start(view, doc['initial'], steps, kept, focus)}"]
     folded = 0
     for number, step in enumerate(steps, start=1):
@@ -38,14 +39,14 @@ def short_trace(doc: dict[str, Any], focus: set[str], clauses: set[str], clause_
         if folded:
             lines.append(f"   *({folded} ordinary step{'s' if folded != 1 else ''})*")
             folded = 0
-        lines.append(f"{number}. {_step(view, step, clause_link, assumption_link)}{_loop_mark(doc, number)}")
+        lines.append(f"{number}. {_step(view, step, states[number - 1], clause_link, assumption_link)}{_loop_mark(doc, number)}")
     if folded:
         lines.append(f"   *({folded} ordinary step{'s' if folded != 1 else ''})*")
     loop = doc.get("loop_start")
     if loop is not None:
         lines.append(f"   \u21ba back to the position after step {loop}: the loop repeats for ever.")
     for j, alt in enumerate(doc.get("branches", []), start=1):
-        lines.append(f"   - forced rule {j}: {_step(view, alt, clause_link, assumption_link)}")
+        lines.append(f"   - forced rule {j}: {_step(view, alt, states[-1], clause_link, assumption_link)}")
     if doc.get("outcome") is not None:
         lines.append(f"   Outcome: {view.name(None, doc['outcome'])}.")
     return lines
@@ -93,13 +94,15 @@ def _start(view: _View, initial: dict[str, Any], steps: list[dict[str, Any]], ke
     return text + (f" (the rest as dealt: {hidden} more)" if hidden > 0 and picked is not shown else "")
 
 
-def _step(view: _View, step: dict[str, Any], clause_link: Callable[[str], str], assumption_link: Callable[[str], str]) -> str:
+def _step(view: _View, step: dict[str, Any], before: dict[str, Any], clause_link: Callable[[str], str], assumption_link: Callable[[str], str]) -> str:
+    """A shown step: its text, what players see change or else the values that decided it
+    (`before`: the state it is taken in), and its citations as links."""
     cites = [clause_link(c["id"]) for c in step["clauses"]]
     cites += [assumption_link(a["id"]) for a in step.get("assumptions", [])]
     if len(cites) > CITES:
         cites = cites[:CITES] + [f"{len(cites) - CITES} more"]
-    changed = view.changes(step["changes"])
-    text = step["text"] + (f": {changed}" if changed else "")
+    shown = view.outcome_of(step, before) if view.changes(step["changes"]) or step.get("decided_by") else ""
+    text = step["text"] + (f": {shown}" if shown else "")
     return text + (f" ({', '.join(cites)})" if cites else "")
 
 

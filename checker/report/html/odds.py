@@ -5,14 +5,12 @@ play as a player, then what each reading does at the step where they part, side 
 
 from __future__ import annotations
 
-from typing import Any
-
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact
 from checker.analysis.outcomes import Impact
 from checker.report.html.page import esc, plain
 from checker.report.html.player import player_html
-from checker.trace import visible_changes
+from checker.trace import Trace, outcomes_after
 
 
 def odds_html(impacts: list[ModelImpact]) -> str:
@@ -62,10 +60,9 @@ def _scenario(divergence: Divergence, element_id: str) -> str:
     steps = len(divergence.trace.steps)
     common = player_html(divergence.trace, element_id, f"The common play ({steps} step{'s' if steps != 1 else ''}, legal under both readings)")
     a, b = divergence.sides or (Side("?"), Side("?"))
-    display = divergence.trace.display if divergence.trace is not None else {}
     return (f"{common}\n<p>{esc(plain(divergence.summary))}</p>\n<table class=\"sides\"><tr><th></th><th>under {esc(a.label)}</th><th>under {esc(b.label)}</th></tr>"
             f"<tr><th>game over</th><td>{_over(a)}</td><td>{_over(b)}</td></tr>"
-            f"<tr><th>next</th><td>{_moves(a, display)}</td><td>{_moves(b, display)}</td></tr></table>")
+            f"<tr><th>next</th><td>{_moves(a, divergence.trace)}</td><td>{_moves(b, divergence.trace)}</td></tr></table>")
 
 
 def _over(side: Side) -> str:
@@ -74,12 +71,11 @@ def _over(side: Side) -> str:
     return esc(f"yes ({side.outcome})" if side.outcome is not None else "yes")
 
 
-def _moves(side: Side, display: dict[str, Any]) -> str:
+def _moves(side: Side, trace: Trace) -> str:
     if side.error:
         return esc(f"modelling error: {side.error}")
     items = []
-    for step in side.steps:
-        changed = visible_changes(display, step) or "nothing visible changes"
+    for step, changed in zip(side.steps, outcomes_after(trace, side.steps)):
         items.append(f"<li>{esc(step.text)}: <mark>{esc(changed)}</mark></li>")
     if side.more:
         items.append(f"<li>and {side.more} more</li>")
