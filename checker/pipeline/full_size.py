@@ -62,7 +62,8 @@ def invented_sizes(model: Model) -> dict[str, int]:
     return middle
 
 
-def _sizes(constants: dict[str, Any]) -> tuple[str, ...]:
+def sizes_in_words(constants: dict[str, Any]) -> tuple[str, ...]:
+    """Constants as a page names them: "hand_size 8", a table's cells one by one."""
     shown = []
     for name, value in constants.items():
         if isinstance(value, dict):
@@ -94,7 +95,7 @@ def _check_one(item: tuple[str, Result, str | None, int, int]) -> SizeCheck:
     model = result.model
     printed, middle = document_constants(model), invented_sizes(model)
     constants = {**printed, **middle}
-    base = SizeCheck(finding, model.id, result.prop.id, result.reading_label, _sizes(printed), invented=_sizes(middle))
+    base = SizeCheck(finding, model.id, result.prop.id, result.reading_label, sizes_in_words(printed), invented=sizes_in_words(middle))
     prop = bind(result.prop, model)
     if not constants:
         silent = [name for name, const in model.constants.items() if const.bound and const.document is None and not const.invented]

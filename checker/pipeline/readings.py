@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from checker import caches
 from checker.analysis.impact import ModelImpact, Plan, Settings, analyse_models, assemble, explore_item, moot_in_pairs, plan_models
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
+from checker.analysis.size_odds import SizedOption
 from checker.analysis.warm import warm_loops
-from checker.dispatch import Handle, Pool, collect, submit_all
+from checker.dispatch import Handle, Pool, SerialPool, collect, submit_all
 from checker.lang.model import Model
+from checker.pipeline import reading_size
 from checker.report.reading_impact import ReadingRow, ReadingsPart, readings
 from checker.results import Result
 
@@ -27,7 +29,8 @@ if TYPE_CHECKING:
 
 CACHE_DIR = caches.PROJECT_DIR
 
-Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth]]  # one game's analysis and its lines' growth re-checks
+# one game's analysis, its lines' growth re-checks, and its options played at the document's size
+Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth], dict[tuple[str, str], SizedOption]]
 
 
 def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:
@@ -40,11 +43,11 @@ def analyse_for_errata(models: list[Model], settings: Settings | None = None, jo
 
 
 def analysed(models: list[Model], settings: Settings | None = None, jobs: int = 1, impacts: list[ModelImpact] | None = None) -> Prepared:
-    """What the Readings section renders: the impact analysis (`impacts` when already made) and
-    the growth re-check of its lines."""
+    """What the Readings section renders: the impact analysis (`impacts` when already made), the
+    growth re-check of its lines, and its options played at the document's size."""
     settings = settings or Settings()
     impacts = impacts if impacts is not None else analyse_for_errata(models, settings, jobs)
-    return impacts, recheck_readings(impacts, settings)
+    return impacts, recheck_readings(impacts, settings), reading_size.sized_options(impacts)
 
 
 def readings_section(models: list[Model], results: list[Result], impacts: list[ModelImpact] | None = None, settings: Settings | None = None, jobs: int = 1) -> list[str]:
@@ -65,8 +68,8 @@ def cached_readings(models: list[Model], results: list[Result], cache_dir: str =
             return ReadingsPart([str(line) for line in stored["section"]], [ReadingRow.from_json(row) for row in stored["summary"]], [str(w) for w in stored["never_help"]])
         except (ValueError, KeyError, TypeError):
             pass  # an unreadable entry is computed again
-    impacts, rechecks = prepared if prepared is not None else analysed(models, jobs=jobs)
-    lines, rows = readings(models, results, impacts, rechecks)
+    impacts, rechecks, sized = prepared if prepared is not None else analysed(models, jobs=jobs)
+    lines, rows = readings(models, results, impacts, rechecks, sized)
     never = [f"in `{mi.model.id}`: {words}" for mi in impacts for words in mi.impact.never_help]
     caches.write_json(path, {"section": lines, "summary": [row.to_json() for row in rows], "never_help": never})
     return ReadingsPart(lines, rows, never)
@@ -106,6 +109,7 @@ class ReadingsAhead:
         self.cache_dir = cache_dir
         self.settings = settings or Settings()
         self.games: list[tuple[str, list[str], Plan, list[Handle]]] = []
+        self.pool: Pool | None = None  # where the options are played at the document's size (`queue`'s)
         self.prepared: dict[str, tuple[list[str], Prepared]] = {}  # by folder: the models' paths and their analysis
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -118,6 +122,7 @@ class ReadingsAhead:
                 continue
             plans, items = plan_models(checked, self.settings)
             self.games.append((game.folder, [m.path for m in checked], plans, submit_all(explore_item, items, pool)))
+        self.pool = pool
 
     def start(self) -> None:
         """Start `prepare` in a thread of this process. A daemon thread: a check stopped
@@ -144,7 +149,10 @@ class ReadingsAhead:
         for folder, paths, plans, handles in self.games:
             impacts = assemble(plans, collect(handles), self.settings)
             moot_in_pairs(impacts, self.settings)
-            self.prepared[folder] = (paths, (impacts, recheck_readings(impacts, self.settings)))
+            sized = reading_size.plan(impacts)
+            played = reading_size.submit(sized, self.pool if self.pool is not None else SerialPool())  # on the workers while the lines are re-checked here
+            rechecks = recheck_readings(impacts, self.settings)
+            self.prepared[folder] = (paths, (impacts, rechecks, reading_size.assemble(sized, collect(played))))
 
     def _prepare_keeping_error(self) -> None:
         try:

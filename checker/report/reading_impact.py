@@ -20,6 +20,7 @@ from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.outcomes import POLICIES, Impact
 from checker.analysis.reading_growth import ReadingGrowth
+from checker.analysis.size_odds import SizedOption, outcome_words
 from checker.lang.model import Model, Reading
 from checker.report.appendix import assumption_link
 from checker.results import Result
@@ -67,12 +68,15 @@ class ReadingsPart:
     never_help: list[str]  # "in `model`: `action` never helps ..."
 
 
-def readings(models: list[Model], results: list[Result], impacts: list[ModelImpact], rechecks: dict[tuple[str, str, str], ReadingGrowth]) -> tuple[list[str], list[ReadingRow]]:
+def readings(models: list[Model], results: list[Result], impacts: list[ModelImpact], rechecks: dict[tuple[str, str, str], ReadingGrowth],
+             sized: dict[tuple[str, str], SizedOption] | None = None) -> tuple[list[str], list[ReadingRow]]:
     """The section's lines (without its heading) and its summary rows, for one game: `results`
     are the game's check results (to say which verdicts each option changes); `impacts` the
-    analysis of its models, and `rechecks` the growth re-checks of its game-breaking,
+    analysis of its models, `rechecks` the growth re-checks of its game-breaking,
     outcome-changing, odds-shifting and (by exploration) moot lines
-    (`checker.analysis.reading_growth`), both made by the pipeline (`checker.pipeline.readings`)."""
+    (`checker.analysis.reading_growth`), and `sized` its options played at the document's size
+    (`checker.analysis.size_odds`), all made by the pipeline (`checker.pipeline.readings`)."""
+    sized = sized or {}
     by_prop: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_prop[r.prop.id].append(r)
@@ -109,9 +113,48 @@ def readings(models: list[Model], results: list[Result], impacts: list[ModelImpa
             per_model = [(mi, o) for mi in impacts for r in mi.readings if r.reading.name == name for o in r.options if o.option == option]
             if per_model:
                 lines += _option_block(name, option, per_model, by_prop, rechecks)
-                consequences.append(f"`{option}`: {_consequence(name, option, per_model, rechecks)}")
+                at_size = sized.get((name, option))
+                if at_size is not None:
+                    lines += [f"- {size_words(at_size, models)}", ""]
+                consequences.append(f"`{option}`: {_consequence(name, option, per_model, rechecks)}" + (f". {size_words(at_size, models, short=True)}" if at_size is not None else ""))
         rows.append(ReadingRow(name, reading.question, tuple(options), tuple(consequences)))
     return lines, rows
+
+
+def size_words(sized: SizedOption, models: list[Model], short: bool = False) -> str:
+    """What an option does at the document's size, in one sentence: the outcomes whose shares
+    move beyond the games' noise, a change of the games' mean length, or that nothing moved
+    beyond that noise (with its width); and, first, when many games do not end at that size
+    or meet a modelling error, that they do. `short`: the table's form, without the sizes."""
+    model = next(m for m in models if m.id == sized.model)
+    where = f"in `{sized.model}`, " if len(models) > 1 else ""
+    sizes = "" if short else f" ({', '.join(sized.sizes)})"
+    head = f"At the document's size{sizes}, {where}"
+    if sized.error:
+        return f"{head}not played: {sized.error}"
+    assert sized.base is not None and sized.alt is not None
+    warnings = []
+    if sized.base.not_ending() >= ENDLESS_NOTED:
+        warnings.append(f"under the default {_percent(sized.base.not_ending())} of games do not end")
+    errored = next((p.error for p in (sized.base, sized.alt) if p.error), "")
+    if errored:
+        warnings.append(f"some games stop at a modelling error ({errored})")
+    moved = [f"{outcome_words(name, model)} {_percent(a)} \u2192 {_percent(b)}" for name, a, b in sized.shifts()]
+    length = sized.length_change()
+    if length is not None:
+        moved.append(f"games that end last {length[0]:.0f} \u2192 {length[1]:.0f} steps on average")
+    games = f"{sized.base.games:,} seeded random games each"
+    if not moved:
+        said = [f"about \u00b1{max(1, round(sized.noise()))} points", *warnings]
+        return f"{head}no shift of a point or more beyond the noise of {games} ({'; '.join(said)})"
+    return f"{head}{'; '.join(moved)} ({'; '.join([games + ', 95% intervals apart', *warnings])})"
+
+
+def _percent(share: float) -> str:
+    return "under 1 %" if 0 < share < 0.005 else f"{round(share * 100)} %"
+
+
+ENDLESS_NOTED = 0.2  # a default whose games do not end this often at the document's size is said to (its odds mean little)
 
 
 CONSEQUENCE_WORDS = {

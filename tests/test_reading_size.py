@@ -1,0 +1,115 @@
+"""Readings played at the document's size: an option that cannot act in the miniature but moves
+the odds in the printed game, an option that moves nothing beyond the games' noise, and a model
+that meets a modelling error only at the printed size, each said so on the page."""
+
+from __future__ import annotations
+
+from checker.analysis.impact import Settings, analyse_model
+from checker.lang.build import load_model
+from checker.pipeline.reading_size import plan, sized_options
+from checker.pipeline.readings import readings_section
+from checker.report.reading_impact import size_words
+from tests.symbolic_support import write_game
+
+# Ann and Bob take cards from a pile by fair coin flips; whoever holds more when the pile is
+# empty wins (Bob on a tie). `streak=two_win`: two cards in a row win at once. With the
+# model's single card nobody can take two in a row, so the reading is moot in the miniature;
+# with the document's 8 cards the streak takes many of the games Bob wins on a tie.
+RACE = """\
+game: Race
+id: race
+players: [ann, bob]
+constants:
+  cards: {type: int, range: [1, 9], default: 1, document: 8}
+readings:
+  streak:
+    clause: r-2
+    question: Do two cards in a row win at once?
+    options: {no_streak: only the count at the end decides, two_win: two in a row win at once}
+    default: no_streak
+  colour:
+    clause: r-3
+    question: Is the pile face up?
+    options: {face_down: it is face down, face_up: it is face up}
+    default: face_down
+state:
+  left: "int[0..9]"
+  ann: "int[0..9]"
+  bob: "int[0..9]"
+  run: "int[0..9]"
+  last: player
+  winner: [none, ann_wins, bob_wins]
+init: {left: cards, ann: 0, bob: 0, run: 0, last: bob, winner: none}
+terminal: "winner != none"
+outcome: winner
+actions:
+  take:
+    by: chance
+    for: {p: player}
+    when: "left > 0 and winner == none"
+    weight: 1
+    do:
+      left: left - 1
+      ann: "ann + 1 if p == ann else ann"
+      bob: "bob + 1 if p == bob else bob"
+      run: "run + 1 if last == p else 1"
+      last: p
+      winner: "(ann_wins if p == ann else bob_wins) if reading.streak == two_win and (run + 1 if last == p else 1) >= 2 and colour_seen >= 0 else none"
+    rule: r-1
+  count:
+    by: rules
+    when: "left == 0 and winner == none"
+    do: {winner: "ann_wins if ann > bob else bob_wins"}
+    rule: r-2
+define:
+  colour_seen: "1 if reading.colour == face_up else 0"
+clauses:
+  r-1: {at: "1", says: "Flip a coin: its winner takes the top card."}
+  r-2: {at: "2", says: "When the pile is empty, whoever holds more cards wins."}
+  r-3: {at: "3", says: "The pile is placed in the middle."}
+"""
+
+
+def _impact(tmp_path, text: str = RACE):
+    model = load_model(write_game(str(tmp_path), "race", text))
+    return model, analyse_model(model, Settings())
+
+
+def test_an_option_moot_in_the_miniature_moves_the_odds_at_the_documents_size(tmp_path):
+    model, impact = _impact(tmp_path)
+    streak = next(o for r in impact.readings for o in r.options if o.option == "two_win")
+    assert streak.classification == "moot"  # one card: no streak of two can happen
+    sized = sized_options([impact], games=400)[("streak", "two_win")]
+    assert sized.sizes == ("cards 8",) and not sized.error
+    moved = dict((name, (a, b)) for name, a, b in sized.shifts())
+    assert set(moved) == {"ann_wins", "bob_wins"}  # a streak on 7 cards gives Ann some of Bob's ties
+    assert moved["ann_wins"][1] > moved["ann_wins"][0] + 0.05
+    words = size_words(sized, [model])
+    assert words.startswith("At the document's size (cards 8), ann_wins ") and "(400 seeded random games each, 95% intervals apart)" in words
+
+
+def test_an_option_with_no_effect_at_any_size_says_how_wide_the_noise_is(tmp_path):
+    model, impact = _impact(tmp_path)
+    sized = sized_options([impact], games=400)[("colour", "face_up")]
+    assert sized.shifts() == [] and sized.length_change() is None
+    assert size_words(sized, [model], short=True) == "At the document's size, no shift of a point or more beyond the noise of 400 seeded random games each (about \u00b15 points)"
+
+
+def test_a_modelling_error_met_only_at_the_documents_size_is_said(tmp_path):
+    narrow = RACE.replace('  ann: "int[0..9]"', '  ann: "int[0..5]"')  # room for the miniature's card, not for the document's 8
+    model, impact = _impact(tmp_path, narrow)
+    sized = sized_options([impact], games=400)[("colour", "face_up")]
+    assert sized.base is not None and sized.base.error and "outside its range" in sized.base.error
+    assert "some games stop at a modelling error (action `take` writes 6 to `ann`" in size_words(sized, [model])
+
+
+def test_a_model_already_at_the_documents_size_is_not_played_again(tmp_path):
+    unscaled = RACE.replace("default: 1, document: 8}", "default: 8, document: 8}")
+    _, impact = _impact(tmp_path, unscaled)
+    assert plan([impact]) == ([], [])
+
+
+def test_the_readings_section_carries_the_line_for_each_option(tmp_path):
+    model, impact = _impact(tmp_path)
+    section = "\n".join(readings_section([model], [], [impact]))
+    assert "- At the document's size (cards 8), ann_wins " in section
