@@ -231,3 +231,19 @@ def test_the_pages_are_byte_stable_across_processes(tmp_path):
         assert run.returncode == 0, run.stdout + run.stderr
         pages.append((tmp_path / f"site{seed}" / "game.html").read_bytes())
     assert b'class="sg-node' in pages[0] and pages[0] == pages[1]
+
+
+def test_the_game_page_carries_the_verdicts_and_the_clause_index(tmp_path):
+    """What the errata page leaves to its details (the verdicts, the clause index) is on the HTML
+    page too, linked from its head, a row per clause of the index with how the models use it."""
+    write(tmp_path, MINI, "mini.yaml")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails, clauses: [m-2]}\n")
+    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
+    parse(page)
+    assert '<a href="#results">' in page and '<a href="#clauses">' in page and '<h2 id="clauses">Clause index</h2>' in page
+    clauses = page.split('<h2 id="clauses">', 1)[1]
+    assert "<p>2 clauses: 2 formalised, 1 read, 0 assumed, 0 out of scope, 0 not handled.</p>" in clauses
+    assert '<tr id="m-1"><td><code>m-1</code></td><td>1</td><td>formalised: rule take; read: order</td></tr>' in clauses
+    assert '<tr id="m-2"><td><code>m-2</code></td><td>2</td><td>formalised: rule stop, property never-over</td></tr>' in clauses

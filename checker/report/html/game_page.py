@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from checker.findings import suite_findings
-from checker.report.appendix import verdict_line, where
+from checker.lang.model import Model
+from checker.report.appendix import CLAUSE_STATES, clause_states, located, verdict_line, where
 from checker.report.errata_details import CLASS_WORDS
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
@@ -32,7 +33,8 @@ def game_page(folder: str, results: list[Result], impact_html: str = "", graphs:
     body = ['<p class="no-print"><a href="index.html">\u2190 all games</a></p>', f"<h1>{esc(models[0].game)}</h1>",
             f"<p>{len(defects)} finding(s){f' ({esc(counts)})' if counts else ''} from {len({r.prop.id for r in results})} properties "
             f"checked on {len(models)} model(s) under {combos} variant/reading combinations; "
-            f"{len(unexpected)} result(s) differ from the suite's <code>expect</code>.</p>"]
+            f"{len(unexpected)} result(s) differ from the suite's <code>expect</code>. Below the findings: "
+            '<a href="#results">every property\'s verdicts</a> and <a href="#clauses">the clause index</a>.</p>']
     body.append("<h2>Findings</h2>")
     if entries:
         body.append("<ol>" + "".join(f'<li><a href="#{esc(_anchor(e))}">{esc(e.title)}</a> {_badge(e)}</li>' for e in entries) + "</ol>")
@@ -41,8 +43,10 @@ def game_page(folder: str, results: list[Result], impact_html: str = "", graphs:
     graphs = graphs or StateGraphs({})
     for number, entry in enumerate(entries, start=1):
         body.append(_finding(number, entry, combos, graphs))
-    body.append("<h2>Results</h2>")
+    body.append('<h2 id="results">Results</h2>')
     body.append(_results_table(results))
+    body.append('<h2 id="clauses">Clause index</h2>')
+    body.append(_clause_table(models, results))
     if impact_html:
         body.append("<h2>Readings: outcome odds</h2>" + impact_html)
     body.append("<h2>Phases</h2>")
@@ -100,6 +104,22 @@ def _traces(entry: FindingEvidence) -> dict[str, Result]:
 def graph_results(results: list[Result]) -> list[Result]:
     """The results whose trace the page plays with a state graph beside it."""
     return [r for entry in group_findings(results, suite_findings(results)) for r in _traces(entry).values()]
+
+
+def _clause_table(models: list[Model], results: list[Result]) -> str:
+    """Every clause of the game's index with how the models account for it (the details page's
+    clause index, from the same `clause_states`), each row anchored by the clause id."""
+    if not models[0].clauses:
+        return f"<p>This game has no clause index yet (<code>models/{esc(models[0].folder)}/clauses.yaml</code>).</p>"
+    states = clause_states(models, results)
+    counts = ", ".join(f"{sum(1 for st in states.values() if s in st)} {s}" for s in CLAUSE_STATES)
+    rows = []
+    for cid, st in states.items():
+        said = "; ".join(f"{state}: {', '.join(plain(w) for w in what)}" if what else state for state, what in st.items())
+        css = ' class="changed"' if "not handled" in st else ""
+        rows.append(f'<tr id="{esc(cid)}"><td><code>{esc(cid)}</code></td><td>{esc(located(models[0], cid))}</td><td{css}>{esc(said)}</td></tr>')
+    return (f"<p>{len(states)} clauses: {esc(counts)}.</p><table><tr><th>clause</th><th>where</th><th>how the models account for it</th></tr>"
+            f"{''.join(rows)}</table>")
 
 
 def _results_table(results: list[Result]) -> str:
