@@ -66,10 +66,10 @@ def test_readings_analysed_ahead_give_the_serial_sections(tmp_path):
     prepared = ahead_of([COIN, TRAP, DUEL], str(tmp_path)).prepared
     assert sorted(prepared) == ["coin", "duel", "trap"]
     for game in games:
-        paths, (impacts, rechecks) = prepared[game.folder]
+        paths, (impacts, rechecks, sized) = prepared[game.folder]
         assert paths == [m.path for m in game.models if not m.abstract] == [mi.model.path for mi in impacts]
         mine = [r for r in results if r.model.folder == game.folder]
-        assert readings(game.models, mine, impacts, rechecks)[0] == readings_section(game.models, mine)
+        assert readings(game.models, mine, impacts, rechecks, sized)[0] == readings_section(game.models, mine)
 
 
 def test_the_readings_recheck_runs_beside_the_caller_until_waited_for(monkeypatch):

@@ -113,3 +113,22 @@ def test_the_readings_section_carries_the_line_for_each_option(tmp_path):
     model, impact = _impact(tmp_path)
     section = "\n".join(readings_section([model], [], [impact]))
     assert "- At the document's size (cards 8), ann_wins " in section
+
+
+def test_the_options_played_on_the_checks_pool_give_the_serial_section(tmp_path):
+    """`rulecheck check` plays the options on its worker processes while it re-checks the lines
+    (`ReadingsAhead`); the section is the one the serial path writes."""
+    from checker.dispatch import process_pool
+    from checker.pipeline.readings import ReadingsAhead
+    from checker.report.reading_impact import readings
+    from checker.runner import load_games
+
+    path = write_game(str(tmp_path), "race", RACE)
+    ahead = ReadingsAhead(str(tmp_path / "cache"))
+    with process_pool(2) as pool:
+        ahead.queue(load_games([path]), pool)
+        ahead.start()
+        (_, (impacts, rechecks, sized)), = ahead.wait().values()
+    assert set(sized) == {("streak", "two_win"), ("colour", "face_up")}
+    model = impacts[0].model
+    assert readings([model], [], impacts, rechecks, sized)[0] == readings_section([model], [])
