@@ -180,11 +180,16 @@ class GraphParts(HTMLParser):
         self._title = False
 
 
-def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
+def _mini_checked(tmp_path, more: str = ""):
+    """The mini game checked with one failing invariant (`more`: further keys of it)."""
     write(tmp_path, MINI, "mini.yaml")
     (tmp_path / "properties").mkdir()
-    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails}\n")
-    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    (tmp_path / "properties" / "game.yaml").write_text(f"properties:\n  - {{id: never-over, kind: invariant, expr: not over, expect: fails{more}}}\n")
+    return check_paths([str(tmp_path / "models")], CheckOptions())
+
+
+def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
+    results = _mini_checked(tmp_path)
     page = open(write_report(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
     parse(page)
     assert_self_contained(page)
@@ -211,10 +216,7 @@ def test_a_small_models_state_graph_shows_the_trace_path(tmp_path):
 
 def test_pages_written_without_graphs_draw_none(tmp_path):
     """`write_html` alone explores nothing: its players come without a state graph."""
-    write(tmp_path, MINI, "mini.yaml")
-    (tmp_path / "properties").mkdir()
-    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails}\n")
-    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    results = _mini_checked(tmp_path)
     page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
     assert '<div class="player"' in page and "<svg" not in page and "No state graph" not in page
 
@@ -236,10 +238,7 @@ def test_the_pages_are_byte_stable_across_processes(tmp_path):
 def test_the_game_page_carries_the_verdicts_and_the_clause_index(tmp_path):
     """What the errata page leaves to its details (the verdicts, the clause index) is on the HTML
     page too, linked from its head, a row per clause of the index with how the models use it."""
-    write(tmp_path, MINI, "mini.yaml")
-    (tmp_path / "properties").mkdir()
-    (tmp_path / "properties" / "game.yaml").write_text("properties:\n  - {id: never-over, kind: invariant, expr: not over, expect: fails, clauses: [m-2]}\n")
-    results = check_paths([str(tmp_path / "models")], CheckOptions())
+    results = _mini_checked(tmp_path, ", clauses: [m-2]")
     page = open(write_html(results, str(tmp_path / "site"))[1], encoding="utf-8").read()
     parse(page)
     assert '<a href="#results">' in page and '<a href="#clauses">' in page and '<h2 id="clauses">Clause index</h2>' in page
