@@ -24,6 +24,7 @@ from checker.lang.property_kinds import KINDS
 
 TRACE_FORMAT = "rulecheck-trace"
 TRACE_VERSION = 1
+QUOTED_PER_STEP = 4  # clauses a narrative's step cites in full at most; the others by id
 
 
 class ReplayMismatch(Exception):
@@ -349,15 +350,20 @@ class _View:
 
     def cited_text(self, step: dict[str, Any], quoted: set[str], link: Callable[[str], str], cited: dict[str, str]) -> str:
         """A step's text and its citations: a clause quoted the first time (`quoted` records
-        which were), an assumption by name (`cited` collects their texts)."""
+        which were), an assumption by name (`cited` collects their texts). An action that cites
+        many clauses (a whole procedure's) has its first `QUOTED_PER_STEP` cited in full and the
+        others by id only, so that one step does not carry a page of quotes."""
         cites = []
-        for clause in step["clauses"]:
+        clauses = step["clauses"]
+        for clause in clauses[:QUOTED_PER_STEP]:
             where = f"{clause['at']} ({clause['id']})" if clause.get("at") else clause["id"]
             if clause["id"] in quoted:
                 cites.append(f"see {where}")
             else:
                 quoted.add(clause["id"])
                 cites.append(f"{where}: \u201c{clause['says']}\u201d")
+        if len(clauses) > QUOTED_PER_STEP:
+            cites.append("also " + ", ".join(clause["id"] for clause in clauses[QUOTED_PER_STEP:]))
         for assumption in step.get("assumptions", []):
             cited.setdefault(assumption["id"], assumption["says"])
             cites.append(f"the model's assumption {link(assumption['id'])}")

@@ -98,3 +98,14 @@ def _doc(model, steps):
     trace = Trace(game=model.game, model=model.id, property_id="p", property_kind="invariant", says="", config=config, reading_label="tie=reflip",
                   initial=initial, steps=steps, shape="path", display=display_info(model))
     return to_json(trace)
+
+
+def test_a_step_citing_a_whole_procedure_quotes_a_few_and_names_the_rest():
+    from checker.trace import QUOTED_PER_STEP
+
+    clauses = [{"id": f"c-{i}", "at": f"{i}", "says": f"Rule {i}."} for i in range(1, 8)]
+    doc = {"game": "G", "model": "m", "property": {"id": "p", "kind": "invariant", "says": ""}, "readings": {}, "initial": {"n": 0},
+           "steps": [{"text": "the procedure runs", "clauses": clauses, "changes": [{"element": "n", "before": 0, "after": 1}]}], "display": {}}
+    (step,) = [line for line in narrative(doc).splitlines() if line.startswith("1. ")]
+    assert step.count("\u201c") == QUOTED_PER_STEP == 4 and "\u201cRule 4.\u201d" in step and "Rule 5." not in step
+    assert "; also c-5, c-6, c-7)" in step
