@@ -265,11 +265,26 @@ def narrative(doc: dict[str, Any], assumption_link: Callable[[str], str] | None 
     if doc.get("outcome") is not None:
         lines.append(f"\nOutcome: {view.name(None, doc['outcome'])}.")
     if doc.get("note"):
-        lines += ["", f"**{'What it shows' if is_witness(prop['kind'], doc.get('shape')) else 'Why this breaks it'}:** {doc['note']}"]
+        lines += ["", f"**{_note_heading(prop['kind'], doc.get('shape'))}:** {doc['note']}"]
     if cited and assumption_link is None:
         lines += ["", "The model's assumptions these steps rest on (not the text):", ""]
         lines += [f"- `{aid}`: {says}" for aid, says in cited.items()]
     return "\n".join(lines) + "\n"
+
+
+def _note_heading(kind: str, shape: str | None) -> str:
+    """What a trace's note explains: a witness what it shows, a `value` line of perfect play what
+    perfect play does (whether the value matched or not: the verdict says), else the violation."""
+    if shape == "strategy":
+        return "Perfect play"
+    return "What it shows" if is_witness(kind, shape) else "Why this breaks it"
+
+
+def plays_what(kind: str, shape: str | None) -> str:
+    """What the same play does in every combination an evidence file lists."""
+    if shape == "strategy":
+        return "is the line of perfect play"
+    return "shows it reachable" if is_witness(kind, shape) else "breaks the property"
 
 
 def _bookkeeping(view: _View, step: dict[str, Any]) -> bool:

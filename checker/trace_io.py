@@ -8,7 +8,7 @@ import json
 from checker.errors import Loc, RulecheckError
 from checker.lang.yamlsrc import read_text
 from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, shared_table, trace_document
-from checker.trace import TRACE_FORMAT, TRACE_VERSION, is_witness, narrative
+from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative, plays_what
 
 
 def load_trace(path: str) -> dict:
@@ -50,6 +50,5 @@ def load_trace_narrative(path: str) -> str:
     text = narrative(trace)
     if isinstance(doc, dict) and doc.get("format") == EVIDENCE_FORMAT:
         combos = [f"`{w['variant']}`" + ("" if w["reading"] == "default" else f" with `{w['reading']}`") for w in doc.get("witnesses", [])]
-        does = "shows it reachable" if is_witness(trace["property"]["kind"], trace.get("shape")) else "breaks the property"
-        text += f"\nThe same play {does} in {len(combos)} combination(s): {', '.join(combos)}.\n"
+        text += f"\nThe same play {plays_what(trace['property']['kind'], trace.get('shape'))} in {len(combos)} combination(s): {', '.join(combos)}.\n"
     return text

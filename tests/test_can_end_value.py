@@ -93,3 +93,34 @@ def test_value_bad_input_is_located(tmp_path, line, message):
         load_games([str(models)])
     assert message in str(caught.value)
     assert caught.value.loc is not None and caught.value.loc.line >= 5
+
+
+def test_a_line_of_perfect_play_is_explained_as_one():
+    """`explain` on a `value` trace speaks of perfect play, not of a violation, whatever the
+    verdict (tic-tac-toe's holds: a draw)."""
+    from checker.trace import narrative, plays_what, to_json
+
+    draw = results(os.path.join(MODELS, "tictactoe"))[("perfect-play-draws", "default")]
+    text = narrative(to_json(draw.trace))
+    assert "**Perfect play:**" in text and "Why this breaks it" not in text
+    assert plays_what("value", draw.trace.shape) == "is the line of perfect play"
+
+
+def test_a_forced_win_without_chance_does_not_speak_of_chance(tmp_path):
+    from tests.symbolic_support import write_game
+
+    game = """\
+game: Pick
+id: m
+players: [ann, bob]
+state: {done: bool, winner: [none, ann, bob]}
+init: {done: false, winner: none}
+terminal: done
+outcome: winner
+actions:
+  take: {by: ann, when: "not done", do: {done: true, winner: ann}, rule: r-1}
+  give: {by: ann, when: "not done", do: {done: true, winner: bob}, rule: r-1}
+"""
+    model = load_model(write_game(str(tmp_path), "pick", game))
+    value = game_value(explore_space(CompiledModel(model, model.default_config())), "adversary")
+    assert value.value == "ann" and value.reason == "ann can force a win"

@@ -74,10 +74,10 @@ def _adversary(space: StateSpace, labels: list[str | None], score: list[float], 
     start = min(starts, key=lambda n: (values[n], n))
     if values[start] == 1.0:
         line, loop = _follow(space, start, first, 0, False)
-        return GameValue(players[0], line, loop, f"{players[0]} can force a win, chance playing against it")
+        return GameValue(players[0], line, loop, f"{players[0]} can force a win" + (", chance playing against it" if CHANCE in space.movers else ""))
     if values[start] == 0.0:
         line, loop = _follow(space, start, second, 1, True)
-        return GameValue(players[1], line, loop, f"{players[1]} can force a win, chance playing with it")
+        return GameValue(players[1], line, loop, f"{players[1]} can force a win" + (", chance playing with it" if CHANCE in space.movers else ""))
     line, loop = _neutral_line(space, start, first, second)
     end = labels[line[-1]] if loop is None else None
     return GameValue(end if end is not None else "endless", line, loop, "neither side can force a win; the line shows play where neither gives the other a forced win")
