@@ -178,7 +178,10 @@ def value_finding(exp: Exploration, prop: BoundProperty) -> Finding:
     perfect play against the property's `value`; a line of perfect play is the evidence either
     way. Given to the engine's `decide` by its caller (`checker.engines.backend`), so the
     engine imports no analysis."""
-    space = explore_space(exp.compiled, max_states=len(exp.states) + 1)
+    # the same space again, recorded as a graph; the budget test counts a state's moves before it
+    # knows which lead to new states, so it needs room for one state's moves beyond the states
+    # the first exploration found (a budget of exactly that many stopped whole games early)
+    space = explore_space(exp.compiled, max_states=len(exp.states) + len(exp.compiled.instances) + 1)
     found = game_value(space, prop.chance)
     if found.value is None:
         return Finding("undecided", detail=found.reason)
