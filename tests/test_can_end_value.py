@@ -163,3 +163,27 @@ def test_nims_value_is_decided_at_every_start(tmp_path, heaps):
     (result,) = [r for r in check_paths([path], options) if r.prop.id == "first-wins"]
     wins = heaps[0] ^ heaps[1] ^ heaps[2] != 0
     assert result.status == ("holds" if wins else "fails"), result.detail
+
+
+@pytest.mark.parametrize("written, status", [('"1/2"', "holds"), ('"0.5"', "holds"), ('"3/4"', "fails"), ("1", "fails")])
+def test_an_expected_score_is_written_whole_or_as_a_fraction_string(tmp_path, written, status):
+    """The docs' `value: "1/2"` with `chance: expectation` is read (the coin duel's first side
+    scores 1/4 + 1/2 * 1/2); a YAML float is refused, located, with the string form as the hint."""
+    from tests.symbolic_support import write_game
+
+    with open(os.path.join(MODELS, "coin", "coin.yaml"), encoding="utf-8") as handle:
+        coin = handle.read()
+    path = write_game(str(tmp_path), "coin", coin, f"- {{id: edge, kind: value, value: {written}, chance: expectation}}\n")
+    (result,) = [r for r in check_paths([path], CheckOptions()) if r.prop.id == "edge" and r.reading_label == "default"]
+    assert result.status == status, result.detail
+
+
+def test_a_yaml_float_as_an_expected_score_is_refused_with_the_string_form(tmp_path):
+    from tests.symbolic_support import write_game
+
+    with open(os.path.join(MODELS, "coin", "coin.yaml"), encoding="utf-8") as handle:
+        coin = handle.read()
+    path = write_game(str(tmp_path), "coin", coin, "- {id: edge, kind: value, value: 0.5, chance: expectation}\n")
+    with pytest.raises(RulecheckError) as caught:
+        check_paths([path], CheckOptions())
+    assert caught.value.loc is not None and caught.value.loc.line >= 1 and 'value: "1/2"' in (caught.value.hint or "")

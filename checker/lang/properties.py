@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from checker.errors import Loc, RulecheckError, did_you_mean
 from checker.lang.expr import Expr
@@ -252,9 +253,11 @@ def bind_value(prop: Property, model: Model, bound: BoundProperty) -> None:
         raise RulecheckError(f"a `value` property needs a model with two `players` and an `outcome` (model `{model.id}`)", prop.loc, prop.id)
     raw, loc = prop.texts["value"]
     if bound.chance == "expectation":
-        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 1:
-            raise RulecheckError("with `chance: expectation`, `value` is the first side's expected score, a number from 0 to 1", loc, repr(raw), "win 1, loss 0, anything else 1/2")
-        bound.value = float(raw)
+        score = _score(raw)
+        if score is None or not 0 <= score <= 1:
+            raise RulecheckError("with `chance: expectation`, `value` is the first side's expected score, a number from 0 to 1", loc, repr(raw),
+                                 'win 1, loss 0, anything else 1/2; a fraction is written as a string: value: "1/2" (or "0.5")')
+        bound.value = float(score)
         return
     names = set(players) | {"endless"}
     if model.outcome.type.kind == "enum":
@@ -262,6 +265,21 @@ def bind_value(prop: Property, model: Model, bound: BoundProperty) -> None:
     if not isinstance(raw, str) or raw not in names:
         raise RulecheckError(f"`value` is a side, an outcome or `endless`, found `{raw}`", loc, str(raw), did_you_mean(str(raw), names) or f"one of: {', '.join(sorted(names))}")
     bound.value = raw
+
+
+def _score(raw: object) -> Fraction | None:
+    """An expected score as written: 0 or 1, or a string holding a fraction or a decimal ("1/2",
+    "0.5"; the YAML reader keeps numbers whole, so a fraction comes as a string)."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return Fraction(raw)
+    if isinstance(raw, str):
+        try:
+            return Fraction(raw.strip())
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None
 
 
 def properties_for(model: Model, suite: list[Property]) -> list[Property]:

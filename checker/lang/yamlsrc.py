@@ -109,7 +109,7 @@ class _Builder:
         if isinstance(value, float):
             raise RulecheckError(
                 "numbers in models are integers", _loc(self.path, node), str(node.value),
-                "use a whole number",
+                'use a whole number (a `value` property\'s expected score is a string: value: "1/2")',
             )
         return value
 
