@@ -8,9 +8,24 @@ prints it and exits with status 2; tracebacks appear only with --debug.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+
+def shown_path(path: str) -> str:
+    """A file as messages name it: relative to the working directory when it lies below it (a
+    property file found from a model's folder is read by its absolute path, a model by the path
+    given), as given otherwise; so every message names files the same way."""
+    if os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:  # another drive
+            return path
+        if not relative.startswith(os.pardir):
+            return relative
+    return path
 
 
 @dataclass(frozen=True)
@@ -22,7 +37,7 @@ class Loc:
     col: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{shown_path(self.file)}:{self.line}:{self.col}"
 
     def shifted(self, lines: int, col: int) -> Loc:
         """The position `lines` lines below and, on the first line, `col` columns right."""

@@ -6,6 +6,7 @@ the column and the gist of the message; the CLI tests assert exit status 2 and n
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -299,3 +300,17 @@ def test_a_suite_naming_another_game_is_refused(tmp_path):
     with pytest.raises(RulecheckError) as info:
         load_suite(str(suite))
     assert "names 'other'" in info.value.message and (info.value.loc.line, info.value.loc.col) == (1, 7)
+
+
+def test_every_message_names_a_file_below_the_working_directory_relatively(tmp_path, monkeypatch):
+    """A property file is found from its model's folder and read by its absolute path; its
+    errors, JUnit texts and pytest failures once named it so while model errors were relative."""
+    from checker.errors import Loc
+
+    (tmp_path / "properties").mkdir()
+    inside = str(tmp_path / "properties" / "g.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert str(Loc(inside, 2, 5)) == os.path.join("properties", "g.yaml") + ":2:5"
+    assert str(Loc("models/g/m.yaml", 1, 1)) == "models/g/m.yaml:1:1"
+    outside = os.path.join(os.path.dirname(str(tmp_path)), "elsewhere.yaml")
+    assert str(Loc(outside, 1, 1)) == outside + ":1:1"  # above the working directory: as given
