@@ -92,6 +92,7 @@ def test_sarif_locates_a_finding_at_its_property_its_clauses_and_its_trace_steps
     assert len(steps) == 8 and all(lines[s["location"]["physicalLocation"]["region"]["startLine"] - 1].strip().startswith("rule: duel-") for s in steps)
     assert steps[-1]["location"]["message"]["text"].startswith("The rules: tie_break")
     assert (project / finding["properties"]["evidence"]).is_file()
+    assert finding["suppressions"] == [{"kind": "inSource", "justification": "filed as finding `tie-bonus-overshoots` in properties/duel.yaml, its failures expected"}]
 
 
 def test_sarif_reports_unexpected_results_with_fingerprints_that_survive_edits(project):
@@ -101,6 +102,7 @@ def test_sarif_reports_unexpected_results_with_fingerprints_that_survive_edits(p
     results = log["runs"][0]["results"]
     unexpected = [r for r in results if "expected" in r["properties"]]
     assert len(unexpected) == 1 and unexpected[0]["level"] == "error"
+    assert not [r for r in results if "suppressions" in r]  # an unexpected result, and the finding it leaves unfiled, stay open alerts
     assert unexpected[0]["message"]["text"].startswith("expected holds, found fails")
     assert unexpected[0]["properties"]["reading"] == "tie=defender"
     before = {r["partialFingerprints"]["rulecheck/v1"] for r in results}

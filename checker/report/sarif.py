@@ -9,6 +9,10 @@ to put an annotation on the line that broke. Two kinds of result are written:
   `checker.pipeline.growth`);
 - **unexpected results** (a verdict differing from its `expect`), always `error`.
 
+A filed finding whose failures are all expected is known and accepted: it carries an `inSource`
+suppression naming the finding, so code scanning lists it as suppressed, not as an open alert;
+an unfiled finding and an unexpected result carry none.
+
 A result's rule is the property (rule id `GAME/PROPERTY`, since property ids repeat across
 games), described in the property's own `says`. It is located at the property's line in
 `properties/GAME.yaml` and at each cited clause's line in the game's `clauses.yaml`; the evidence
@@ -104,6 +108,9 @@ def _finding_result(finding: FindingEvidence, shown: Result, out: str | None) ->
     entry["properties"].update({"finding": finding.id, "class": finding.cls, "severity": finding.severity, "severityReason": finding.severity_reason, "filed": not finding.unfiled, "shownBy": shown_by})
     if finding.growth is not None:
         entry["properties"]["growth"] = finding.growth.to_json()
+    if not finding.unfiled and all(r.matches for r in finding.results):
+        # known and expected: the suite files it, so a code-scanning tool shows it as accepted, not as an open alert
+        entry["suppressions"] = [{"kind": "inSource", "justification": f"filed as finding `{finding.id}` in properties/{game}.yaml, its failures expected"}]
     return entry
 
 
