@@ -98,6 +98,12 @@ def test_the_site_holds_every_finding_and_trace(project):
     assert 'href="duel.html"' in index
     entries = group_findings(results, suite_findings(results))
     assert len(entries) >= 2  # the filed finding and an unfiled one
+    from checker.report.findings import SEVERITIES
+
+    row = index.split('href="duel.html"', 1)[1].split("</tr>", 1)[0]
+    counts = [int(n) for n in re.findall(r"<td>(\d+)</td>", row)]
+    assert counts[1:1 + len(SEVERITIES)] == [sum(1 for e in entries if e.severity == s) for s in SEVERITIES]  # the index ranks each game by severity
+    assert counts[0] == sum(counts[1:1 + len(SEVERITIES)])
     for entry in entries:
         assert f'id="finding-{entry.id}"' in page and entry.title in page.replace("&quot;", '"').replace("&#x27;", "'")
     data = parse(page).data

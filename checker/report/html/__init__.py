@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from checker.report.findings import NOT_A_DEFECT, group_findings
+from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.report.html.game_page import game_page
 from checker.report.html.page import esc, page
 from checker.report.html.state_graph import StateGraphs
@@ -31,11 +31,13 @@ def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | No
         _write(path, game_page(folder, game_results, (impacts or {}).get(folder, ""), (graphs or {}).get(folder)))
         written.append(path)
         entries = group_findings(game_results, suite_findings(game_results))
-        defects = sum(1 for e in entries if e.severity != NOT_A_DEFECT)
+        defects = [e for e in entries if e.severity != NOT_A_DEFECT]
         unexpected = sum(1 for r in game_results if not r.matches)
-        rows.append(f'<tr><td><a href="{esc(folder)}.html">{esc(game_results[0].model.game)}</a></td><td>{defects}</td>'
+        by_severity = "".join(f"<td>{sum(1 for e in defects if e.severity == s)}</td>" for s in SEVERITIES)
+        rows.append(f'<tr><td><a href="{esc(folder)}.html">{esc(game_results[0].model.game)}</a></td><td>{len(defects)}</td>{by_severity}'
                     f"<td>{len(game_results)}</td><td>{unexpected}</td></tr>")
-    index = page("rulecheck report", "<h1>rulecheck report</h1>\n<table><tr><th>game</th><th>findings</th><th>results</th>"
+    heads = "".join(f"<th>{esc(s)}</th>" for s in SEVERITIES)
+    index = page("rulecheck report", "<h1>rulecheck report</h1>\n<table><tr><th>game</th><th>findings</th>" + heads + "<th>results</th>"
                  f"<th>unexpected</th></tr>{''.join(rows)}</table>")
     path = os.path.join(out_dir, "index.html")
     _write(path, index)
