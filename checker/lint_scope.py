@@ -12,13 +12,14 @@ variants are checked when the game is linted or checked.
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 
 from checker.errors import Loc, RulecheckError
 from checker.findings import load_findings
 from checker.lang.build import load_model
-from checker.lang.loader import CLAUSE_FILE, QUESTION_FILE, model_files
+from checker.lang.loader import CLAUSE_FILE, FRAGMENT_KEY, NOT_MODELS, QUESTION_FILE, model_files
 from checker.lang.model import Model
 from checker.lang.properties import bind, load_suite, suite_path
 from checker.lang.yamlsrc import YMap, load_yaml
@@ -88,11 +89,21 @@ def _single_model(path: str) -> LintScope:
 
 
 def _extending(path: str) -> list[str]:
-    """The model files of the folder whose `extends` chain reaches `path` (read without building them)."""
+    """The model files of the folder whose `extends` chain reaches `path` (read without building
+    them). A sibling that cannot be read is left out: whether it extends `path` cannot be known,
+    and its error is its own lint's to report, not this model's."""
     target = os.path.normpath(os.path.abspath(path))
     parents: dict[str, str | None] = {}
-    for candidate in model_files([os.path.dirname(path) or "."]):
-        doc = load_yaml(candidate)
+    folder = os.path.dirname(path) or "."
+    for candidate in sorted(glob.glob(os.path.join(folder, "**", "*.yaml"), recursive=True)):
+        if os.path.basename(candidate) in NOT_MODELS:
+            continue
+        try:
+            doc = load_yaml(candidate)
+        except RulecheckError:
+            continue
+        if isinstance(doc, YMap) and doc.get(FRAGMENT_KEY) is True:
+            continue
         ref = doc.get("extends") if isinstance(doc, YMap) else None
         key = os.path.normpath(os.path.abspath(candidate))
         parents[key] = os.path.normpath(os.path.join(os.path.dirname(key), ref)) if isinstance(ref, str) else None

@@ -43,3 +43,15 @@ def test_a_broken_base_fails_its_variant(tmp_path, mini_text):
     write(tmp_path, "extends: mini.yaml\nid: mini-three\n", "three.yaml")
     run = rulecheck("lint", "models/game/three.yaml", cwd=str(tmp_path))
     assert run.returncode == 2 and "mini.yaml" in run.stderr and "turm" in run.stderr
+
+
+def test_a_sibling_that_is_not_even_yaml_does_not_fail_another_models_lint(tmp_path, mini_text):
+    """The README promises one model and its extends chain: a sibling whose YAML is broken (it
+    cannot be known to extend this model) is that sibling's own lint's business."""
+    _game(tmp_path, mini_text)
+    write(tmp_path, "game: [\n", "torn.yaml")
+    run = rulecheck("lint", "models/game/mini.yaml", cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "1 model(s) valid" in run.stdout and "torn" not in run.stdout + run.stderr
+    run = rulecheck("lint", "models/game", cwd=str(tmp_path))
+    assert run.returncode == 2 and "torn.yaml" in run.stderr  # the whole game still reads every file
