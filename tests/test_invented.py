@@ -130,3 +130,16 @@ def test_a_value_at_which_no_play_ends_decides_nothing(tmp_path):
     assert tried[2].outcome == Outcome.SURVIVES
     assert tried[3].outcome == Outcome.NOT_RECHECKED and "no play reaches the end of the game at this value" in tried[3].reason
     assert not check.depends
+
+
+def test_a_count_an_assumption_fixes_is_not_varied(tmp_path):
+    """A variant whose deck is exactly the cards it deals (`fixed_by`) keeps that count: another
+    plausible value would deal into a draw pile the variant does not model."""
+    fixed = CAP.replace("cap: {type: int, range: [0, 9], default: 2, document: none, plausible: [2, 6]}",
+                        "cap: {type: int, range: [0, 9], default: 2, document: none, plausible: [2, 6], fixed_by: dealt}")
+    fixed += "assumptions:\n  - {id: dealt, clauses: [r-1], says: The cap is what is dealt., why: The text is silent.}\nclauses:\n  r-1: {at: '1', says: Lay a hand under the cap.}\n"
+    write_game(str(tmp_path), "cap", fixed, PROPERTIES)
+    with open(os.path.join(str(tmp_path), "properties", "cap.yaml"), "a") as handle:
+        handle.write(FINDINGS)
+    results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
+    assert value_checks(results, 100_000, 60.0, cache_dir=None) == []

@@ -34,13 +34,15 @@ def values_to_try(const: Constant, checked: int) -> tuple[int, ...]:
 
 def value_checks(results: list[Result], max_states: int, timeout: float, cache_dir: str | None = CACHE_DIR, pool: Pool | None = None) -> list[ValueCheck]:
     """Re-check every filed finding with each invented constant of its representative's model
-    at other plausible values, in `pool`'s workers when given; attach the outcomes."""
+    at other plausible values, in `pool`'s workers when given; attach the outcomes. A count an
+    assumption fixes (`fixed_by`: a variant's deck is exactly the cards it deals) is left as it
+    is: another value would put cards in a draw pile that variant does not have."""
     items: list[tuple[str, Result, str, int, float, str | None]] = []
     entries = []
     for entry in filed_entries(results):
         chosen = representative(entry)
         for const in chosen.model.constants.values():
-            if const.invented:
+            if const.invented and not const.fixed_by:  # a count an assumption fixes (the cards dealt) is no number to vary
                 items.append((entry.id, chosen, const.name, max_states, timeout, cache_dir))
                 entries.append(entry)
     if not items:
