@@ -23,6 +23,7 @@ from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.sure_end import ends_surely
 from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
+from checker.verdict import Branches, Evidence, Lasso, Path, PropertyError, Strategy
 
 # The largest reachable graph on which `ends_surely` is decided for a chance-sustained loop (a
 # larger one leaves the claim undecided, and the finding game-breaking). The answer explores the
@@ -35,35 +36,32 @@ def build_trace(
     model: Model,
     config: Config,
     prop: BoundProperty,
-    states: list[State],
-    shape: str,
+    evidence: Evidence,
     note: str,
-    loop_start: int | None = None,
-    last_action: str | None = None,
-    branch_actions: tuple[tuple[str, dict[str, Any]], ...] = (),
-    loop_exits: bool | None = None,
     classify_loop: bool = True,
     reuse: bool = False,
 ) -> Trace:
-    """Replay `states` and confirm that they break `prop`; returns the trace. An endless loop
-    (a `terminates` lasso, whichever engine found it) is classified here, from the replayed
-    steps: who chooses to go round it, and (when the engine knows) whether it can be left.
+    """Replay the evidence's states and confirm that they break `prop`; returns the trace. An
+    endless loop (a `terminates` lasso, whichever engine found it) is classified here, from the
+    replayed steps: who chooses to go round it, and (when the engine knows) whether it can be left.
     `classify_loop` False skips that classification (it may explore the whole game): the growth
     re-check's witness search only needs the trace confirmed, within its own budget. `reuse`
     takes whether the game ends surely from the verdict cache when it is there (the replay and
     its confirmation are made in every case)."""
+    states = evidence.states
     actions: list[str | None] | None = None
-    if last_action is not None and len(states) > 1:
-        actions = [None] * (len(states) - 2) + [last_action]
+    if isinstance(evidence, (Path, PropertyError)) and evidence.last_action is not None and len(states) > 1:
+        actions = [None] * (len(states) - 2) + [evidence.last_action]
     steps = replay_path(model, config, states, actions)
     interp = shared_interpreter(model, config)
     trace = Trace(
         game=model.game, model=model.id, property_id=prop.id, property_kind=prop.kind, says=prop.prop.says,
         config=config, reading_label=config.reading_label(model), initial=states[0], steps=steps,
-        shape=shape, loop_start=loop_start, note=note, display=display_info(model),
+        shape=evidence.shape, loop_start=evidence.loop_start if isinstance(evidence, (Lasso, Strategy)) else None,
+        note=note, display=display_info(model),
     )
-    confirm(interp, prop, trace, branch_actions)
-    if prop.kind == "terminates" and shape == "lasso" and classify_loop:
+    confirm(interp, prop, trace, evidence.moves if isinstance(evidence, Branches) else ())
+    if prop.kind == "terminates" and isinstance(evidence, Lasso) and classify_loop:
         trace.loop_deciders = loop_deciders(interp, trace)
         left = trace.loop_left = loop_left_surely(interp, trace)
         if left:
@@ -71,7 +69,7 @@ def build_trace(
                 return ends_surely(stepping(model, config), SURE_END_STATES)
 
             trace.game_ends_surely = verdict_cache.remembered(f"ends-surely-{SURE_END_STATES}", model, config, decide) if reuse else decide()
-        trace.note = loop_note(trace.loop_deciders, loop_exits, left, trace.game_ends_surely)
+        trace.note = loop_note(trace.loop_deciders, evidence.exits, left, trace.game_ends_surely)
     final = trace.states()[-1]
     if model.outcome is not None and interp.terminal(final):
         trace.outcome = interp.eval(model.outcome, final)
@@ -228,11 +226,11 @@ def confirm(interp: Interpreter, prop: BoundProperty, trace: Trace, branch_actio
         require(loop is not None and 0 <= loop < len(states) - 1 and states[loop] == last, "a loop of at least one step back to an earlier state")
     check = CONFIRM.get(kind)
     if check is not None:
-        check(Evidence(interp, prop, trace, states, require), branch_actions)
+        check(Replay(interp, prop, trace, states, require), branch_actions)
 
 
 @dataclass
-class Evidence:
+class Replay:
     """A replayed trace under confirmation, with the check that reports what it fails to show."""
 
     interp: Interpreter
@@ -254,28 +252,28 @@ class Evidence:
         return loop is not None and self.states[loop] == self.last
 
 
-Branches = tuple[tuple[str, dict[str, Any]], ...]
+Moves = tuple[tuple[str, dict[str, Any]], ...]
 
 
-def _invariant(e: Evidence, _branches: Branches) -> None:
+def _invariant(e: Replay, _branches: Moves) -> None:
     e.require(not e.interp.eval(e.expr(), e.last), KINDS["invariant"].confirms)
 
 
-def _state_satisfies(e: Evidence, _branches: Branches) -> None:
+def _state_satisfies(e: Replay, _branches: Moves) -> None:
     e.require(bool(e.interp.eval(e.expr(), e.last)), KINDS[e.prop.kind].confirms)
 
 
-def _after(e: Evidence, _branches: Branches) -> None:
+def _after(e: Replay, _branches: Moves) -> None:
     step = e.trace.steps[-1]
     e.require(step.action == e.prop.action, f"a final `{e.prop.action}` step")
     e.require(not e.interp.eval(e.expr(), e.last, step.params, old=e.states[-2]), KINDS["after"].confirms)
 
 
-def _deadlock_free(e: Evidence, _branches: Branches) -> None:
+def _deadlock_free(e: Replay, _branches: Moves) -> None:
     e.require(not e.interp.terminal(e.last) and not e.interp.transitions(e.last), KINDS["deadlock-free"].confirms)
 
 
-def _deterministic(e: Evidence, branches: Branches) -> None:
+def _deterministic(e: Replay, branches: Moves) -> None:
     moves = e.interp.transitions(e.last)
     chosen = []
     for name, params in branches:
@@ -287,7 +285,7 @@ def _deterministic(e: Evidence, branches: Branches) -> None:
     e.trace.branches = [make_step(e.interp, m, e.last) for m in chosen]
 
 
-def _terminates(e: Evidence, _branches: Branches) -> None:
+def _terminates(e: Replay, _branches: Moves) -> None:
     if e.trace.shape == "lasso":
         e.require(e.loops_back(), "a loop back to an earlier state")
         e.require(not any(e.interp.terminal(s) for s in e.states), "a loop of non-terminal states")
@@ -296,16 +294,16 @@ def _terminates(e: Evidence, _branches: Branches) -> None:
         e.require(within is not None and len(e.trace.steps) > within, f"a play longer than {within} steps")
 
 
-def _value(e: Evidence, _branches: Branches) -> None:
+def _value(e: Replay, _branches: Moves) -> None:
     ends = e.interp.terminal(e.last) or not e.interp.transitions(e.last)
     e.require(ends or e.loops_back(), KINDS["value"].confirms)
 
 
-def _can_end(e: Evidence, _branches: Branches) -> None:
+def _can_end(e: Replay, _branches: Moves) -> None:
     e.require(not reaches_terminal(e.interp, e.last), KINDS["can-end"].confirms)
 
 
-def _leads_to(e: Evidence, _branches: Branches) -> None:
+def _leads_to(e: Replay, _branches: Moves) -> None:
     """Some state where `from` holds, after which (and round the loop) `to` never holds; it need
     not be the first state where `from` holds (`to` may hold at an earlier one)."""
     source, target, trace, states = e.prop.source, e.prop.target, e.trace, e.states
@@ -324,7 +322,7 @@ def _leads_to(e: Evidence, _branches: Branches) -> None:
 
 
 # What the end of a trace must show, per kind (`coverage` has no trace: its evidence is a list).
-CONFIRM: dict[str, Callable[[Evidence, Branches], None]] = {
+CONFIRM: dict[str, Callable[[Replay, Moves], None]] = {
     "invariant": _invariant,
     "reachable": _state_satisfies,
     "unreachable": _state_satisfies,

@@ -13,7 +13,7 @@ from checker.lang.property_kinds import KINDS
 from checker.size_check import SizeCheck
 from checker.trace import Trace
 from checker.value_check import ValueCheck
-from checker.verdict import EngineName, Status
+from checker.verdict import EngineName, Path, Status
 
 STATUSES = tuple(Status)
 
@@ -56,7 +56,7 @@ class Result:
             prop = self.witness_of
             assert prop is not None or not self.witness_paths
             note = KINDS[self.prop.kind].violation.format(expr=self.prop.texts["expr"][0]) if self.witness_paths else ""
-            self._witnesses = [build_trace(self.model, self.config, prop, path, "path", note) for path in self.witness_paths]  # type: ignore[arg-type]
+            self._witnesses = [build_trace(self.model, self.config, prop, Path(path), note) for path in self.witness_paths]  # type: ignore[arg-type]
         return self._witnesses
 
     @property

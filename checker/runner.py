@@ -34,7 +34,7 @@ from checker.limits import OutOfBudget, allow_deep_expressions
 from checker.pipeline.options import EngineChoice, ReadingsMode
 from checker.results import Result
 from checker.scenario_run import ScenarioResult, scenario_results
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import EngineName, Path, Status, Verdict
 
 
 @dataclass
@@ -420,14 +420,15 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
         depth=verdict.depth, seconds=verdict.seconds, detail=verdict.detail, proof=verdict.proof, reused=verdict.reused,
         quantifier=verdict.quantifier, about_suite=verdict.quantifier != "some" or (verdict.config is not None and verdict.config.constants == config.constants),
     )
+    evidence = verdict.evidence
     if verdict.has_evidence:
-        assert verdict.path is not None
-        result.trace = build_trace(model, cfg, prop, verdict.path, verdict.shape, verdict.note, verdict.loop_start, verdict.last_action, verdict.branches, verdict.loop_exits, reuse=reuse)
+        assert evidence is not None
+        result.trace = build_trace(model, cfg, prop, evidence, verdict.note, reuse=reuse)
         if result.trace.loop_deciders is not None:
             result.detail = describe_deciders(result.trace.loop_deciders)
     elif verdict.has_witness:
-        assert verdict.path is not None
-        result.witness_paths, result.witness_of = (verdict.path, *verdict.more_witnesses), prop
+        assert isinstance(evidence, Path)
+        result.witness_paths, result.witness_of = (evidence.states, *evidence.more), prop
     return result
 
 

@@ -16,8 +16,9 @@ Beside them: facts of a configuration alone that the evidence needs (`remembered
 chance-sustained loop's game ends surely). The folder is `.rulecheck-cache/verdicts` under the
 working directory, as the Readings and growth caches are, or `$RULECHECK_VERDICTS`. It is in
 the user's repository, so entries are JSON read back as data only (`_decoded` builds verdicts,
-states and configurations and nothing else; anything else in a file makes it a miss): a file a
-pull request plants there cannot run code. `rulecheck check --fresh` reads nothing from it.
+their evidence, states and configurations and nothing else; anything else in a file makes it a
+miss): a file a pull request plants there cannot run code. `rulecheck check --fresh` reads
+nothing from it.
 """
 
 from __future__ import annotations
@@ -26,18 +27,19 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from checker import caches
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import EngineName, Evidence, Status, Verdict
 
 CACHE_DIR = os.path.join(caches.PROJECT_DIR, "verdicts")
-FORMAT = "verdicts-2"  # changes when what is stored changes shape
+FORMAT = "verdicts-3"  # changes when what is stored changes shape
 _DETERMINED = ("exhaustive", "state budget", "every property decided")  # how an exploration ended without a clock
 T = TypeVar("T")
 _VERDICT_FIELDS = {f.name for f in dataclasses.fields(Verdict)}
+_EVIDENCE_BY_SHAPE: dict[str, type[Evidence]] = {kind.shape: kind for kind in get_args(Evidence)}
 
 
 def cache_dir() -> str:
@@ -94,7 +96,7 @@ def store(name: str, verdicts: dict[str, Verdict], complete: bool) -> None:
     """Keep the verdicts when no time limit decided any of them (written whole or not at all)."""
     if not verdicts or not all(_determined(v) for v in verdicts.values()):
         return
-    doc = {"format": FORMAT, "complete": complete, "verdicts": {k: _encoded(dataclasses.asdict(v) | {"config": v.config}) for k, v in verdicts.items()}}
+    doc = {"format": FORMAT, "complete": complete, "verdicts": {k: _encoded(_fields(v)) for k, v in verdicts.items()}}
     caches.write_atomic(os.path.join(cache_dir(), f"{name}.json"), json.dumps(doc, separators=(",", ":")).encode())
 
 
@@ -107,10 +109,17 @@ def _read(path: str) -> object:
         return None
 
 
-# -- the JSON codec: verdicts, configurations, states; tuples and dicts with any keys tagged ----
+# -- the JSON codec: verdicts, evidence, configurations, states; tuples and dicts with any keys tagged
+def _fields(value: Verdict | Evidence) -> dict[str, Any]:
+    """A verdict's or an evidence's fields by name, their values as they are."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
 def _encoded(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    if isinstance(value, Evidence):
+        return {"evidence": [value.shape, _encoded(_fields(value))]}
     if isinstance(value, Config):
         return {"config": [_encoded(value.constants), _encoded(value.readings)]}
     if isinstance(value, dict):
@@ -123,7 +132,7 @@ def _encoded(value: Any) -> Any:
 
 
 def _decoded(value: Any) -> Any:
-    """What `_encoded` wrote, as data: scalars, lists, tuples, dicts, configurations."""
+    """What `_encoded` wrote, as data: scalars, lists, tuples, dicts, evidence, configurations."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
@@ -134,6 +143,8 @@ def _decoded(value: Any) -> Any:
             return tuple(_decoded(v) for v in inner)
         if tag == "dict" and isinstance(inner, list):
             return {_hashable(_decoded(k)): _decoded(v) for k, v in inner}
+        if tag == "evidence" and isinstance(inner, list) and len(inner) == 2:
+            return _evidence(*(_decoded(v) for v in inner))
         if tag == "config" and isinstance(inner, list) and len(inner) == 2:
             constants, readings = (_decoded(v) for v in inner)
             if isinstance(constants, dict) and isinstance(readings, dict):
@@ -147,11 +158,21 @@ def _hashable(key: Any) -> Any:
     return key
 
 
+def _evidence(shape: Any, fields: Any) -> Evidence:
+    """The evidence of that shape with exactly its own fields."""
+    kind = _EVIDENCE_BY_SHAPE.get(shape) if isinstance(shape, str) else None
+    if kind is None or not isinstance(fields, dict) or set(fields) != {f.name for f in dataclasses.fields(kind)}:
+        raise ValueError("not a cached verdict")
+    return kind(**fields)
+
+
 def _verdict(doc: Any) -> Verdict:
     fields = _decoded(doc)
     if not isinstance(fields, dict) or set(fields) != _VERDICT_FIELDS:
         raise ValueError("not a cached verdict")
     fields["status"], fields["engine"] = Status(fields["status"]), EngineName(fields["engine"])
+    if fields["evidence"] is not None and not isinstance(fields["evidence"], Evidence):
+        raise ValueError("not a cached verdict")
     return Verdict(**fields)
 
 

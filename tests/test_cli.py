@@ -16,6 +16,7 @@ from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite
 from checker.runner import CheckOptions, check_paths
 from checker.trace import ReplayMismatch
+from checker.verdict import Path
 from tests.conftest import rulecheck
 
 HERE = os.path.dirname(__file__)
@@ -136,10 +137,10 @@ def test_a_trace_the_interpreter_does_not_reproduce_is_refused(tmp_path):
     forged = [dict(s) for s in states]
     forged[2] = {**forged[2], "phase": "done"}  # a step no rule allows
     with pytest.raises(ReplayMismatch):
-        build_trace(model, config, prop, forged, "path", "")
+        build_trace(model, config, prop, Path(forged), "")
     truncated = states[:-1]  # a path that does not end in a violation
     with pytest.raises(ReplayMismatch):
-        build_trace(model, config, prop, truncated, "path", "")
+        build_trace(model, config, prop, Path(truncated), "")
 
 
 def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):

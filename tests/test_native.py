@@ -348,7 +348,7 @@ def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch)
     assert builds == []
     python = ExplicitEngine().decide(model, config, props, CheckOptions(backend="python"))
     assert builds == [model.id]
-    assert {k: (v.status, v.path, v.shape, v.note) for k, v in verdicts.items()} == {k: (v.status, v.path, v.shape, v.note) for k, v in python.items()}
+    assert {k: (v.status, v.evidence, v.note) for k, v in verdicts.items()} == {k: (v.status, v.evidence, v.note) for k, v in python.items()}
     compiled = CompiledModel(model, config, lazy=True)
     assert not compiled.built
     exp, _ = explicit.explore(compiled, props, Budget())  # the fallback: the Python engine

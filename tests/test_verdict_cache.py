@@ -3,14 +3,30 @@ matrix's verdicts, and anything a verdict depends on changing makes it explore a
 
 from __future__ import annotations
 
+import json
 import os
+from typing import get_args
 
 import pytest
 
 from checker import caches, verdict_cache
 from checker.engines.backend import ExplicitEngine
 from checker.runner import CheckOptions, check_paths
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import (
+    Branches,
+    ClosedSet,
+    Deadlock,
+    EngineName,
+    Evidence,
+    Lasso,
+    Path,
+    PropertyError,
+    Status,
+    StepError,
+    Strategy,
+    Verdict,
+    evidence_of,
+)
 from tests.conftest import rulecheck
 
 
@@ -55,6 +71,53 @@ def test_only_verdicts_no_clock_decided_are_kept(bound, stored, monkeypatch, tmp
     monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
     verdict_cache.store("k", {"p": Verdict(Status.HOLDS, EngineName.EXPLICIT, bound)}, complete=bound == "exhaustive")
     assert (verdict_cache.load("k") is not None) == stored
+
+
+PLAY = [{"turn": 0, "hand": {("ann", 1): 2}}, {"turn": 1, "hand": {("ann", 1): 3}}]
+EVERY_EVIDENCE = [
+    Path(PLAY), Path(PLAY, last_action="draw", more=(PLAY[:1],)), Deadlock(PLAY), ClosedSet(PLAY), StepError(PLAY),
+    PropertyError(PLAY, "draw"), Branches(PLAY, (("left", {"n": 1}), ("right", {"n": 2}))), Lasso(PLAY, 0, True), Lasso(PLAY, 0),
+    Strategy(PLAY), Strategy(PLAY, 0),
+]
+
+
+@pytest.mark.parametrize("evidence", EVERY_EVIDENCE, ids=lambda e: type(e).__name__)
+def test_every_kind_of_evidence_is_read_back_as_it_was_kept(evidence, monkeypatch, tmp_path):
+    """Each evidence type is kept as plain JSON (its shape word and its own fields) and read
+    back equal, of its own type: a cached verdict's trace is built from it like a fresh one's."""
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
+    kept = Verdict(Status.FAILS, EngineName.EXPLICIT, "exhaustive", evidence=evidence, note="the words")
+    verdict_cache.store("k", {"p": kept}, complete=True)
+    json.loads((tmp_path / "k.json").read_text())  # plain JSON data
+    loaded = verdict_cache.load("k")
+    assert loaded is not None
+    back = loaded[0]["p"]
+    assert type(back.evidence) is type(evidence) and back.evidence == evidence
+    assert (back.status, back.note, back.has_evidence, back.has_witness) == (kept.status, kept.note, kept.has_evidence, kept.has_witness)
+
+
+@pytest.mark.parametrize("kind", get_args(Evidence), ids=lambda kind: kind.__name__)
+def test_a_findings_shape_word_gives_the_evidence_type_that_carries_it(kind):
+    """The searches' shape words and the types' `shape` (what traces carry) are one vocabulary."""
+    evidence = evidence_of(kind.shape, PLAY, loop_start=0)
+    assert type(evidence) is kind and evidence.shape == kind.shape
+    assert evidence_of(kind.shape, []) is None  # no play, no evidence
+    with pytest.raises(ValueError):
+        evidence_of("spiral", PLAY)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda evidence: evidence.__setitem__(0, "path"),  # a lasso's fields under the path's shape word
+    lambda evidence: evidence.__setitem__(0, "spiral"),  # a shape no evidence has
+    lambda evidence: evidence[1]["dict"].append(["extra", 1]),  # a field the lasso does not have
+], ids=["other-shape", "unknown-shape", "extra-field"])
+def test_evidence_not_of_its_shape_is_a_miss(edit, monkeypatch, tmp_path):
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
+    verdict_cache.store("k", {"p": Verdict(Status.FAILS, EngineName.EXPLICIT, "exhaustive", evidence=Lasso(PLAY, 0))}, complete=True)
+    doc = json.loads((tmp_path / "k.json").read_text())
+    edit(next(value for name, value in doc["verdicts"]["p"]["dict"] if name == "evidence")["evidence"])
+    (tmp_path / "k.json").write_text(json.dumps(doc))
+    assert verdict_cache.load("k") is None
 
 
 def test_the_key_is_the_same_in_every_process(project):

@@ -62,6 +62,7 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.trace import ReplayMismatch, Trace, replay_path
+from checker.verdict import evidence_of
 
 SEED = 14  # the walks' seed: fixed, so what the growth re-check publishes is the same every run
 MIN_WALK = 50  # steps a walk takes at least before it stops (`walk_length`)
@@ -390,7 +391,9 @@ def _confirmed(model: Model, config: Config, prop: BoundProperty, compiled: Comp
             if closed is None:
                 return Search(None, spent, refused="a play from its last state ends in the interpreter")
             note = trapped_finding([], closed, stuck).note
-        trace = build_trace(model, config, prop, states, found.shape, note, found.loop_start, last, branches, classify_loop=False)
+        evidence = evidence_of(found.shape, states, loop_start=found.loop_start, last_action=last, moves=branches)
+        assert evidence is not None, "a walk's violation is a play"
+        trace = build_trace(model, config, prop, evidence, note, classify_loop=False)
     except ReplayMismatch as exc:
         return Search(None, spent, refused=f"it did not replay in the interpreter ({exc})")
     return Search(trace, spent)

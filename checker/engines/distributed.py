@@ -35,7 +35,7 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS, KindClass
 from checker.limits import OutOfBudget, WorkLimit
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 POLL_SECONDS = 2.0  # how often a level's barrier checks that the partitions' workers are alive
 _PARTITIONS: dict[tuple[str, int], Partition] = {}  # in each worker process: the partitions it holds
@@ -265,17 +265,17 @@ class DistributedEngine:
             return Verdict(Status.UNDECIDED, EngineName.DISTRIBUTED, "not decided by the distributed engine", proof=False, states=outcome.states,
                            detail=f"`{prop.kind}` needs the whole state graph on one machine: check it with --engine explicit")
         finding, path = self._finding(compiled, prop, outcome)
-        verdict = Verdict(
-            Status(finding.status), EngineName.DISTRIBUTED, bound, states=outcome.states, transitions=outcome.transitions,
-            depth=outcome.depth, seconds=outcome.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not path else finding.detail,
-            shape=finding.shape, note=finding.note,
-        )
+        evidence = None
         if path:
             instances = compiled.instances
-            verdict.path = [compiled.layout.unpack(s) for s in path]
-            verdict.last_action = instances[finding.last_instance].action.name if finding.last_instance is not None else None
-            verdict.branches = tuple((instances[i].action.name, dict(instances[i].params)) for i in finding.branch_instances)
-        return verdict
+            last_action = instances[finding.last_instance].action.name if finding.last_instance is not None else None
+            moves = tuple((instances[i].action.name, dict(instances[i].params)) for i in finding.branch_instances)
+            evidence = evidence_of(finding.shape, [compiled.layout.unpack(s) for s in path], last_action=last_action, moves=moves)
+        return Verdict(
+            Status(finding.status), EngineName.DISTRIBUTED, bound, states=outcome.states, transitions=outcome.transitions,
+            depth=outcome.depth, seconds=outcome.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not path else finding.detail,
+            evidence=evidence, note=finding.note,
+        )
 
     @staticmethod
     def _finding(compiled: CompiledModel, prop: BoundProperty, outcome: SearchOutcome) -> tuple[Finding, list[int]]:

@@ -34,7 +34,7 @@ from checker.lang.compile import CompiledModel, ScreenSource
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.lang.symmetry import Symmetry, concretise
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 
 @dataclass
@@ -585,22 +585,22 @@ def verdict_of(finding: Finding, exp: Exploration) -> Verdict:
     """A finding as the engine protocol's verdict: the path unpacked into readable states."""
     compiled = exp.compiled
     bound = "exhaustive" if exp.complete else f"{exp.stopped_by or 'stopped'}; explored to depth {exp.depth}"
-    verdict = Verdict(
-        Status(finding.status), EngineName.EXPLICIT, bound, states=len(exp.states), transitions=exp.transitions,
-        depth=exp.depth, seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
-        shape=finding.shape, loop_start=finding.loop_start, note=finding.note, loop_exits=finding.loop_exits,
-    )
+    evidence = None
     if finding.path:
         path, renaming = readable_path(exp, finding.path, finding.last_instance, finding.loop_start)
-        verdict.path = path
-        verdict.last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
+        last_action = compiled.instances[finding.last_instance].action.name if finding.last_instance is not None else None
         branches = [compiled.instances[i] for i in finding.branch_instances]
         if exp.symmetry is not None:  # the moves were found at the representative: rename them as the play is
-            verdict.branches = tuple((b.action.name, exp.symmetry.rename_params(renaming, dict(b.params), dict(b.action.params))) for b in branches)
+            moves = tuple((b.action.name, exp.symmetry.rename_params(renaming, dict(b.params), dict(b.action.params))) for b in branches)
         else:
-            verdict.branches = tuple((b.action.name, dict(b.params)) for b in branches)
-        verdict.more_witnesses = tuple(readable_path(exp, more)[0] for more in finding.more_paths)
-    return verdict
+            moves = tuple((b.action.name, dict(b.params)) for b in branches)
+        more = tuple(readable_path(exp, nodes)[0] for nodes in finding.more_paths)
+        evidence = evidence_of(finding.shape, path, loop_start=finding.loop_start, last_action=last_action, moves=moves, exits=finding.loop_exits, more=more)
+    return Verdict(
+        Status(finding.status), EngineName.EXPLICIT, bound, states=len(exp.states), transitions=exp.transitions,
+        depth=exp.depth, seconds=exp.seconds, detail=finding.detail or finding.note if finding.status == "fails" and not finding.path else finding.detail,
+        evidence=evidence, note=finding.note,
+    )
 
 
 def readable_path(exp: Exploration, nodes: list[int], last_instance: int | None = None, loop_start: int | None = None) -> tuple[list, int]:

@@ -32,7 +32,7 @@ from checker.engines.symbolic.unroll import query
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
-from checker.verdict import EngineName, Status, Verdict
+from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 MAX_INDUCTION_K = 8
 # The explicit exploration that proposes strengthening lemmas: at most this many states (and
@@ -335,6 +335,6 @@ def to_verdict(outcome: Outcome, seconds: float, quantifier: str = "") -> Verdic
         Status(outcome.status), EngineName.SYMBOLIC, outcome.bound, depth=max(outcome.depth, 0), seconds=seconds,
         detail=outcome.detail or (outcome.note if outcome.status == "fails" and not outcome.states else ""),
         proof=outcome.proof if outcome.status == "holds" else True, config=outcome.config,
-        path=outcome.states, shape=outcome.shape, loop_start=outcome.loop_start,  # a counterexample, or a `reachable`'s witness
-        note=outcome.note, last_action=outcome.last_action, branches=outcome.branches, quantifier=quantifier,
+        evidence=evidence_of(outcome.shape, outcome.states, loop_start=outcome.loop_start, last_action=outcome.last_action, moves=outcome.branches),  # a counterexample, or a `reachable`'s witness
+        note=outcome.note, quantifier=quantifier,
     )
