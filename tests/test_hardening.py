@@ -139,7 +139,7 @@ def test_malformed_trace_json_is_a_located_error(duel):
     path.write_text('{"format": "rulecheck-trace",\n  "steps": [}')
     for command in ("verify", "explain"):
         run = rulecheck(command, str(path), cwd=str(duel))
-        assert run.returncode == 2 and f"{path}:2:" in run.stderr
+        assert run.returncode == 2 and run.stderr.startswith("bad.json:2:")  # named relative to the working directory
         no_traceback(run)
 
 
@@ -352,7 +352,7 @@ def test_hostile_files_are_refused_located_and_quickly(tmp_path, data, gist):
 def test_hostile_model_file_on_the_command_line(tmp_path):
     path = write(tmp_path, BOMB)
     run = rulecheck("lint", path, cwd=str(tmp_path))
-    assert run.returncode == 2 and f"{path}:" in run.stderr
+    assert run.returncode == 2 and run.stderr.startswith(os.path.relpath(path, tmp_path) + ":")
     no_traceback(run)
 
 
