@@ -18,6 +18,7 @@ a difference unless the reference met an error there.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -180,7 +181,7 @@ class Successors:
     every_reading = True
     extra_props = ""
     examples = EXAMPLES
-    large_examples = 3
+    large_examples = int(os.environ.get("RULECHECK_LARGE_EXAMPLES", "3"))  # the interpreter is slow: 3 take about 15 s
     bundled: tuple[tuple[str, dict[str, int]], ...] = ()
 
     def differences(self, case: Case) -> list[str]:
