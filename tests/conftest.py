@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -99,3 +100,21 @@ def project(tmp_path):
     shutil.copytree(os.path.join(HERE, "models"), tmp_path / "models")
     shutil.copytree(os.path.join(HERE, "properties"), tmp_path / "properties")
     return tmp_path
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """Two single-threaded worker processes, as `--cluster local --jobs 2` starts them (for the
+    cluster tests and the conformance suite's partitioned search)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def on_cluster(scheduler):
+    """An open session, which `--engine distributed` explorations run in."""
+    from checker import cluster
+
+    with cluster.session(scheduler.scheduler_address, 2):
+        yield scheduler

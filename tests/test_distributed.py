@@ -1,16 +1,16 @@
-"""The check matrix and single explorations on a Dask cluster: a LocalCluster of two workers.
+"""The check matrix and single explorations on a Dask cluster: a LocalCluster of two workers
+(the `scheduler` and `on_cluster` fixtures of `tests/conftest.py`).
 
 The matrix on a cluster must write what a serial run writes, byte for byte, survive a worker
-killed mid-run, and report a model's error once with nothing written. The partitioned search
-(`--engine distributed`) must find what the single-process Python engine (the reference) finds:
-the same states, transitions and depth, the same verdicts, and traces of the same (shortest)
-length, on War with 8 cards, on a model of each bundled game and on generated models.
+killed mid-run, and report a model's error once with nothing written. A partitioned search must
+own each state once, stop with an error when a worker holding part of it leaves, and need a
+cluster. That it finds what the single-process Python engine finds is the conformance suite's
+(`tests/conformance`, the `distributed` pair).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import operator
 import os
 import signal
@@ -19,7 +19,6 @@ import threading
 import time
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
 
 from checker import cluster
 from checker.cluster import worker_addresses
@@ -29,116 +28,19 @@ from checker.engines.partition import ROOT, Batch, Partition, owner_of
 from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
-from checker.lang.interp import Interpreter
-from checker.lang.model import Config
-from checker.lang.property_kinds import KINDS, KindClass
 from checker.report.json_report import results_json
 from checker.runner import CheckOptions, check_paths
 from tests.conftest import MINI, rulecheck, write
-from tests.large_models import large_models
-from tests.symbolic_support import bound_props, run, trace_len, write_game
-from tests.test_engines_agree import models
+from tests.symbolic_support import run
 
 distributed = pytest.importorskip("distributed")
 
 ROOT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WAR8 = os.path.join(ROOT_DIR, "benchmarks", "models", "war", "war8.yaml")
-GAMES = os.path.join(ROOT_DIR, "models")
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """Two single-threaded worker processes, as `--cluster local --jobs 2` starts them."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR) as local:
-        yield local
-
-
-@pytest.fixture(scope="module")
-def on_cluster(scheduler):
-    """An open session, which `--engine distributed` explorations run in."""
-    with cluster.session(scheduler.scheduler_address, 2):
-        yield scheduler
-
-
-# --- one exploration partitioned over the workers ----------------------------------------------
-
-
-def disagreements(path: str, config: Config | None = None) -> tuple[list[str], dict]:
-    """Where the partitioned search and the Python engine differ on one configuration (and
-    the partitioned search's results)."""
-    reference = run(path, "explicit", config=config, backend="python")
-    spread = run(path, "distributed", config=config)
-    stopped = any(r.status == "error" and r.trace is not None and r.trace.shape == "error" for r in reference.values())
-    out = []
-    for pid, ref in reference.items():
-        got = spread[pid]
-        if KINDS[ref.prop.kind].klass is KindClass.GRAPH:
-            if got.status != "undecided" or "whole state graph" not in got.detail:
-                out.append(f"{pid}: a graph property should be left undecided, got {got.status}")
-            continue
-        if "error" in (ref.status, got.status):
-            # A modelling error stops both searches at the first level where one occurs, and
-            # which violation or error of a level is shown may differ (the order of a level is
-            # not global): the depth at which it is found may not.
-            if trace_len(got) != trace_len(ref):
-                out.append(f"{pid}: {got.status} after {trace_len(got)} steps, reference {ref.status} after {trace_len(ref)}")
-            continue
-        if stopped:
-            continue
-        mine = (got.status, got.states, got.transitions, got.depth, trace_len(got))
-        theirs = (ref.status, ref.states, ref.transitions, ref.depth, trace_len(ref))
-        if mine != theirs or got.engine != "distributed":
-            out.append(f"{pid}: distributed {mine}, reference {theirs}")
-    return out, spread
-
-
-def test_war_with_8_cards_agrees_with_the_reference_engine(on_cluster):
-    problems, spread = disagreements(WAR8)
-    assert not problems, "\n".join(problems)
-    assert spread["cards-kept"].states == 185_201 and spread["cards-kept"].status == "holds"
-
-
-@pytest.mark.parametrize("variant, constants", [
-    ("showngo/junior.yaml", {"n_tackle": 1}),  # 10,843 states instead of 50,275
-    ("titlebelt/two-player.yaml", {}),
-    ("supershow/triple-threat-first-fall.yaml", {}),
-    ("sms/support.yaml", {"last_turn": 1}),  # 12,577 states instead of 259,600
-])
-def test_each_bundled_game_agrees_with_the_reference_engine(on_cluster, variant, constants):
-    path = os.path.join(GAMES, variant)
-    model = load_model(path)
-    default = model.default_config()
-    config = Config({**default.constants, **constants}, default.readings)
-    problems, _ = disagreements(path, config)
-    assert not problems, "\n".join(problems)
-
-
-def generated_disagreements(model_yaml: str, props_yaml: str) -> list[str]:
-    with tempfile.TemporaryDirectory() as root:
-        path = write_game(root, "random", model_yaml, props_yaml)
-        try:
-            model = load_model(path)
-            bound_props(path)
-        except RulecheckError:
-            assume(False)
-        assume(bool(Interpreter(model, model.default_config()).initial_states()))
-        return disagreements(path)[0]
-
-
-@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
-@given(models())
-def test_generated_models_agree(on_cluster, case):
-    model_yaml, props_yaml = case
-    assume("act" in model_yaml)
-    problems = generated_disagreements(model_yaml, props_yaml)
-    assert not problems, "\n".join(problems) + "\n\n" + model_yaml + "\n" + props_yaml
-
-
-@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(large_models(min_size=10_000, max_size=20_000))
-def test_large_generated_models_agree(on_cluster, case):
-    problems = generated_disagreements(case.model_yaml, case.props_yaml)
-    assert not problems, "\n".join(problems) + "\n\n" + case.model_yaml + "\n" + case.props_yaml
+# --- one exploration partitioned over the workers (the conformance suite compares it with the
+# single-process engine: `tests/conformance`) ---------------------------------------------------
 
 
 def test_the_hash_spreads_states_evenly_and_each_state_has_one_owner():

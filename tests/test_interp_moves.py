@@ -14,7 +14,7 @@ from checker.errors import ModellingError
 from checker.lang import interp as interp_module
 from checker.lang.build import load_model
 from checker.lang.interp import SHARED_KEPT, Interpreter, shared_interpreter
-from tests.test_engines_agree import models
+from tests.conformance.generated import models
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = os.path.join(HERE, "models", "titlebelt", "two-player.yaml")

@@ -299,7 +299,7 @@ def test_the_generated_pile_models_reach_errors_and_many_states(tmp_path):
 
 def test_native_agrees_with_python_on_pile_models(tmp_path):
     pytest.importorskip("numba")
-    from tests.test_native import compare
+    from tests.conformance.backends import compare
 
     props = """\
     - id: never-three

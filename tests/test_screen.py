@@ -15,9 +15,9 @@ from checker.lang.compile import CompiledModel, _nesting
 from checker.lang.interp import Interpreter
 from checker.lang.typecheck import check_expr
 from checker.lang.types import BOOL
+from tests.conformance.generated import models
 from tests.conftest import write
 from tests.symbolic_support import bound_props, run, write_game
-from tests.test_engines_agree import models
 
 MINI = """\
 game: Mini

@@ -19,9 +19,9 @@ from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, space_store  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.property_kinds import KINDS  # noqa: E402
+from tests.conformance.backends import finding_key  # noqa: E402
+from tests.conformance.generated import BUNDLED, EXAMPLES, HERE, generated_configs, models  # noqa: E402
 from tests.symbolic_support import bound_props  # noqa: E402
-from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, finding_key, generated_configs  # noqa: E402
 
 
 def _explored(model, config, props, budget: Budget):
@@ -92,7 +92,7 @@ def test_a_stored_space_decides_as_exploring_on_random_models(case):
     import _pytest.monkeypatch
 
     with _pytest.monkeypatch.MonkeyPatch.context() as monkeypatch:
-        for model, config, props in generated_configs(case, "\n- {id: ends-reachable, kind: can-end}"):
+        for model, config, props, _ in generated_configs(case, "\n- {id: ends-reachable, kind: can-end}"):
             problems = compare_stored(model, config, props, Budget(20_000, 120.0), monkeypatch)
             assert not problems, "\n".join(problems or []) + "\n\n" + "\n".join(case)
 

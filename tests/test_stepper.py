@@ -1,8 +1,8 @@
-"""The interpreter's successor and terminal functions (`checker.engines.native.stepper`) against
-the Python engine's generated ones: the same moves (instance numbers, packed states, order) and
-terminal flags at every state of breadth-first explorations, and the same modelling errors in
-the same words, on random models under every reading and on bundled models; and the searches
-that step through states get them without generating Python successor code."""
+"""The interpreter's successor and terminal functions (`checker.engines.native.stepper`): the
+searches that step through states get them without generating Python successor code, a
+modelling error is raised in the Python engine's words at the same states, and each state's end
+is asked of the interpreter once. That they give the generated functions' moves state by state
+is the conformance suite's (`tests/conformance`, the `stepper` pair)."""
 
 from __future__ import annotations
 
@@ -13,63 +13,12 @@ import pytest
 
 pytest.importorskip("numba")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-
 from checker.engines.backend import stepping  # noqa: E402
 from checker.engines.native import stepper  # noqa: E402
-from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
-from checker.lang.model import Config, Model  # noqa: E402
-from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, generated_configs  # noqa: E402
-
-
-def _outcome(call, s):
-    try:
-        return call(s)
-    except ModellingError as exc:
-        return ("error", exc.message)
-
-
-def agree(model: Model, config: Config, limit: int) -> int:
-    """Compare both functions over up to `limit` states breadth first; the states compared."""
-    python = CompiledModel(model, config)
-    native = stepper.attach(CompiledModel(model, config, lazy=True))
-    assert native.successors is not python.successors
-    seen = set(python.initial)
-    queue = deque(python.initial)
-    compared = 0
-    while queue and compared < limit:
-        s = queue.popleft()
-        compared += 1
-        ended = _outcome(python.terminal, s)
-        assert _outcome(native.terminal, s) == ended
-        moves = _outcome(python.successors, s)
-        assert _outcome(native.successors, s) == moves
-        if ended is True or isinstance(moves, tuple):
-            continue
-        for _, t in moves:
-            if t not in seen:
-                seen.add(t)
-                queue.append(t)
-    return compared
-
-
-@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(models())
-def test_stepper_agrees_on_random_models(case):
-    for model, config, _ in generated_configs(case):
-        agree(model, config, 3_000)
-
-
-@pytest.mark.parametrize("path", BUNDLED[1::2], ids=[os.path.relpath(p, HERE) for p in BUNDLED[1::2]])
-def test_stepper_agrees_on_bundled_models(path):
-    """Half of the bundled models, default configuration, the first 3,000 states."""
-    model = load_model(path)
-    if model.abstract:
-        pytest.skip("abstract model")
-    assert agree(model, model.default_config(), 3_000) > 100
+from tests.conformance.backends import stepper_differences, worded  # noqa: E402
+from tests.conformance.generated import HERE  # noqa: E402
 
 
 def test_stepping_generates_no_python_successor_code():
@@ -86,21 +35,22 @@ def test_stepping_generates_no_python_successor_code():
 def test_modelling_errors_are_the_python_engines(tmp_path):
     """A move writing past a slot's range: the interpreter's functions raise the Python
     engine's error, in its words, at the same states."""
+    from tests.conformance.test_dispatch import ERRORS
     from tests.symbolic_support import write_game
-    from tests.test_simulate_native import ERRORS
 
     model = load_model(write_game(str(tmp_path), "errors", ERRORS))
     python = CompiledModel(model, model.default_config())
-    errors = [s for s in _reachable(python) if isinstance(_outcome(python.successors, s), tuple)]
+    errors = [s for s in _reachable(python) if isinstance(worded(python.successors, s), tuple)]
     assert errors, "the model has a state whose moves fail"
-    assert agree(model, model.default_config(), 1_000) > len(errors)
+    compared, problems = stepper_differences(model, model.default_config(), 1_000)
+    assert problems == [] and compared > len(errors)
 
 
 def _reachable(compiled: CompiledModel) -> list[int]:
     """Every state the model's moves reach (where they can be computed)."""
     seen = list(dict.fromkeys(compiled.initial))
     for s in seen:
-        moves = _outcome(compiled.successors, s)
+        moves = worded(compiled.successors, s)
         if not isinstance(moves, tuple):
             seen.extend(t for _, t in moves if t not in seen)
     return seen

@@ -20,9 +20,8 @@ from checker import sure_end  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
+from tests.conformance.generated import EXAMPLES, HERE, configs, generated_configs, models  # noqa: E402
 from tests.symbolic_support import write_game  # noqa: E402
-from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import EXAMPLES, HERE, configs, generated_configs  # noqa: E402
 from tests.test_property_kinds import LOOPS  # noqa: E402
 
 
@@ -71,7 +70,7 @@ def test_bundled_models_agree(variant, monkeypatch):
 @settings(max_examples=2 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(models())
 def test_random_models_agree(monkeypatch, case):
-    for model, config, _ in generated_configs(case):
+    for model, config, _, _ in generated_configs(case):
         for bound in (100_000, 7):
             graph, walk = both_ways(model, config, bound, monkeypatch)
             assert graph == walk, "\n".join(case)

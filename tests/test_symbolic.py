@@ -8,10 +8,7 @@ import os
 import pytest
 
 from checker.engines.explicit import Budget
-from checker.runner import CheckOptions
 from tests.symbolic_support import bound_props, run, trace_len, write_game
-
-DUEL = os.path.join(os.path.dirname(__file__), "models", "duel", "duel.yaml")
 
 # A counter game: chance adds 1 or 2, a player may stop; a forced rule ends the game at the cap.
 COUNTER = """\
@@ -275,18 +272,6 @@ def test_division_by_zero_is_an_error(tmp_path):
     exp = run(path, "explicit", ids={"deadlock-free"})
     assert sym["deadlock-free"].status == exp["deadlock-free"].status == "error"
     assert trace_len(sym["deadlock-free"]) == trace_len(exp["deadlock-free"]) == 2
-
-
-def test_duel_agrees_with_explicit():
-    model, props = bound_props(DUEL)
-    from checker.runner import check_config
-
-    for readings in ({}, {"tie": "defender"}):
-        config = model.default_config().with_readings(readings)
-        sym = {r.prop.id: r for r in check_config(model, config, props, CheckOptions(engine="symbolic", depth=12))}
-        exp = {r.prop.id: r for r in check_config(model, config, props, CheckOptions())}
-        for pid in sym:
-            assert sym[pid].status == exp[pid].status, pid
 
 
 def test_free_constants_and_readings_name_their_values(counter):

@@ -1,9 +1,11 @@
-"""The bytecode interpreter (`checker/engines/native/vm.py`) against the Python engine.
+"""The bytecode interpreter (`checker/engines/native/vm.py`): its assembler, its programs and caches.
 
-The interpreter runs every model with one compiled loop, so unlike the models' own compiled
-modules it is cheap to hold to the reference on every bundled model: state for state, edge for
-edge, finding for finding (`tests.test_native.compare`), on every reading combination of random
-models, and on the modelling errors it must leave to the Python engine.
+The instructions the assembler fuses give what the instructions as written give; a program is
+assembled once per model and constants, stored for the next process, and continued by a
+suite's predicates; every loop lets go of the GIL and counts no references per state. Runs that
+stop once every property is decided, readings that add instances, shared subexpressions and
+modelling errors are compared with the Python engine (`tests.conformance.backends.compare`);
+the general comparison, on random and bundled models, is the conformance suite's.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import pytest
 
 pytest.importorskip("numba")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-
 from checker.engines import native  # noqa: E402
 from checker.engines.backend import explore_and_decide  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
@@ -26,37 +26,10 @@ from checker.engines.native.vm_code import _TEST_JUMPS, _WITH_CONSTANT, Bytecode
 from checker.engines.native.vm_share import Label, Mark  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.model import Config  # noqa: E402
+from tests.conformance.backends import compare  # noqa: E402
+from tests.conformance.generated import HERE, configs  # noqa: E402
 from tests.native_support import as_another_process  # noqa: E402
 from tests.symbolic_support import bound_props, write_game  # noqa: E402
-from tests.test_engines_agree import models  # noqa: E402
-from tests.test_native import BUNDLED, EXAMPLES, HERE, compare, configs, generated_configs  # noqa: E402
-
-
-@settings(max_examples=3 * EXAMPLES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(models())
-def test_bytecode_stops_where_the_python_engine_does(case):
-    """A run that stops once every property is decided (the growth re-checks) stops at the same
-    state natively, and decides the same: each property alone and all of them, under every
-    reading; also where the budget stops the run first (a graph property is then undecided in
-    both). Coverage and an unbounded `terminates` are decided at layers' ends (`layer_checks`),
-    the first as every action has fired, the second by a cycle among the expanded states,
-    looked for as the states double and where the run stops (the small budget stops it there)."""
-    for model, config, props in generated_configs(case, "\n- {id: fired, kind: coverage}"):
-        for chosen in [props, *([p] for p in props)]:
-            for budget in (Budget(200_000, 120.0, stop_when_decided=True), Budget(12, 120.0, stop_when_decided=True)):
-                problems = compare(model, config, chosen, budget)
-                assert not problems, "\n".join(problems) + "\n\n" + "\n".join(case)
-
-
-@pytest.mark.parametrize("path", BUNDLED, ids=[os.path.relpath(p, HERE) for p in BUNDLED])
-def test_bytecode_stops_where_the_python_engine_does_on_bundled_models(path):
-    """Every bundled model's whole suite, in one run that stops once every property is decided
-    (the growth re-checks' runs; a `terminates` or coverage decided at a layer's end)."""
-    model, props = bound_props(path)
-    if model.abstract:
-        pytest.skip("abstract model")
-    assert compare(model, model.default_config(), props, Budget(40_000, 600.0, stop_when_decided=True)) == []
-
 
 LOOPS = """game: Loops
 id: loops
@@ -126,14 +99,6 @@ def test_moves_come_in_the_python_engines_order_when_a_reading_adds_instances():
     compiled = CompiledModel(model, Config({**model.default_config().constants, "cards": 3}, {"claim": "last"}), lazy=True)
     source, _, ctx = engine.build_vm(compiled, props)
     assert list(ctx[11]) == engine.python_order(source, compiled) != []
-
-
-def test_bytecode_agrees_under_every_reading_of_a_game():
-    """Readings are a run-time input of one program: the title belt's two-player model under
-    each reading deviation."""
-    model, props = bound_props(os.path.join(HERE, "models", "titlebelt", "two-player.yaml"))
-    for config in configs(model):
-        assert compare(model, config, props, Budget(15_000, 600.0)) == []
 
 
 ERRORS = {

@@ -141,7 +141,7 @@ def find_divergence(model: Model, baseline: Config, alternative: Config, max_sta
     The search runs in the bytecode interpreter when numba is installed (`search_in_interpreter`:
     one program for both readings, no successor code generated per configuration) and in the
     Python engine otherwise, or for a model the interpreter leaves to it; the same search state
-    for state (`tests/test_divergence_native.py`)."""
+    for state (the conformance suite's `divergence` pair)."""
     started = time.perf_counter()
     a, b = CompiledModel(model, baseline, lazy=True), CompiledModel(model, alternative, lazy=True)
     result = Divergence(model, baseline, alternative, found=False)
@@ -346,8 +346,8 @@ def _texts(side: Side) -> str:
 # same order, the same comparison (terminal, outcome, a modelling error under one side only, the
 # enabled moves, their results), the same budget; `search_in_interpreter` turns the state it
 # stops at into the same play, which `find_divergence` then replays and confirms in the reference
-# interpreter as it does the Python search's (`tests/test_divergence_native.py` holds the two
-# searches to the same results).
+# interpreter as it does the Python search's (the conformance suite's `divergence` pair holds
+# the two searches to the same results).
 
 CHUNK = 1 << 14  # states compared between two looks at the clock
 COMPLETE, PAST_BUDGET, FOUND, FULL = 1, 2, 3, 4

@@ -195,7 +195,7 @@ def _all_reach(graph: CSRGraph, ends: bytearray, kinds: tuple[int, ...]) -> bool
 # `loops.py`'s `seed_ends` and `expand_ends` run `decide_in_python`'s loop state for state;
 # `decide_natively` asks, between their chunks, whether the wanted verdicts are settled (only when
 # a stuck state or an outcome is new, as the Python loop does), and reads the verdicts off the
-# arrays (`tests/test_evidence_native.py` holds the two to the same verdicts, state counts and
+# arrays (the conformance suite's `evidence` pair holds the two to the same verdicts, state counts and
 # reasons).
 
 CHUNK = 1 << 16  # states expanded between two returns to Python

@@ -205,7 +205,7 @@ def explore_space_in_python(compiled: CompiledModel, max_states: int = 500_000, 
 # `loops.py`'s `seed_space` and `expand_space` run the loop above state for state, numbering
 # states, storing moves and stopping at the budget as it does; `explore_space_natively` turns the
 # arrays into the same `StateSpace` (Python arrays, packed integers), so the analyses that read it
-# do not know which loop made it. `tests/test_statespace_native.py` holds the two to the same spaces.
+# do not know which loop made it. The conformance suite's `space` pair holds the two to the same spaces.
 
 CHUNK = 1 << 14  # states expanded between two looks at the clock
 COMPLETE, PAST_BUDGET, FULL = 1, 2, 4

@@ -10,8 +10,8 @@ the same walks: the same successors in the same order, the same draws of Python'
 `random.choices` consume it, `simulate.choose_move`'s order of movers), the same loops dropped,
 the same candidates refuted by the same walks and closures, the same states counted against the
 budget. So it meets the same witness after the same number of states, which `find_verdict` then
-replays and confirms in the reference interpreter as before; `tests/test_witness_native.py`
-holds the two searches to it. An error met on the way (a modelling error, a mover or weight that
+replays and confirms in the reference interpreter as before; the conformance suite's `witness`
+pair holds the two searches to it. An error met on the way (a modelling error, a mover or weight that
 cannot be evaluated) is left to the Python walks, which run from the start and meet it.
 """
 

@@ -143,7 +143,7 @@ def choose_move(rng: random.Random, compiled: CompiledModel, moves: list[tuple[i
 # same order, and the draws of Python's own generator, its Mersenne Twister and the ways
 # `random.choice` and `random.choices` consume it, started from `random.Random(seed).getstate()`.
 # So every game takes the moves the Python loop takes and the report is the same
-# (`tests/test_simulate_native.py` holds the two to it). A modelling error in a state's
+# (the conformance suite's `simulation` pair, `tests/conformance`, holds the two to it). A modelling error in a state's
 # successors is worded by the Python engine (the game then counts as an error, as there); any
 # other error (a terminal condition, outcome, mover or weight that cannot be evaluated, weights
 # summing to nothing) is left to the Python loop, which raises it.
