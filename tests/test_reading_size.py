@@ -132,3 +132,15 @@ def test_the_options_played_on_the_checks_pool_give_the_serial_section(tmp_path)
     assert set(sized) == {("streak", "two_win"), ("colour", "face_up")}
     model = impacts[0].model
     assert readings([model], [], impacts, rechecks, sized)[0] == readings_section([model], [])
+
+
+def test_the_option_is_played_in_a_model_that_has_a_documents_size(tmp_path):
+    """The most severe consequence may be in a model already at the document's values (nothing
+    left to play there): the option is then played in the most severe of the others."""
+    unscaled = RACE.replace("id: race", "id: race-full").replace("default: 1, document: 8}", "default: 8, document: 8}")
+    _, small = _impact(tmp_path / "small")
+    _, full = _impact(tmp_path / "full", unscaled)
+    streak = next(o for r in full.readings for o in r.options if o.option == "two_win")
+    assert streak.classification != "moot"  # at 8 cards the streak acts: there it is most severe
+    options, _ = plan([full, small])
+    assert [(name, option, model.id) for name, option, model, _, _ in options] == [("streak", "two_win", "race"), ("colour", "face_up", "race")]

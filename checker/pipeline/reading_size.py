@@ -1,12 +1,12 @@
 """The Readings section's options played at the document's size (`analysis.size_odds`).
 
-Which games: for every reading and each of its options other than the default, the model in
-which the exact analysis found its most severe consequence (the first such in the game's
-order; the model the summary table names), so one line per option says what it does to the
-game the document describes; that model's default at the same size is played once and shared
-by its options. A model whose constants are all at the document's
-values already (nothing scaled, nothing invented) is not played again: its exact analysis is
-the answer. The games run as jobs of the check's pool (`plan` then `assemble`), or here.
+Which games: for every reading and each of its options other than the default, among the
+models that have a document's size of their own (something scaled down or invented), the one in
+which the exact analysis found the option's most severe consequence (the first such in the
+game's order), so one line per option says what it does to the game the document describes;
+that model's default at the same size is played once and shared by its options. A model whose
+constants are all at the document's values already (nothing scaled, nothing invented, or every
+count fixed by an assumption) is not played again: its exact analysis is the answer. The games run as jobs of the check's pool (`plan` then `assemble`), or here.
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ def plan(impacts: list[ModelImpact], games: int = GAMES) -> Planned:
             for o in reading.options:
                 candidates.setdefault((o.reading, o.option), []).append((mi, o))
     for (name, option), found in candidates.items():
-        mi, _ = min(found, key=lambda item: ORDER.index(item[1].classification))  # the first of the most severe
-        model = mi.model
-        constants = {**document_constants(model), **invented_sizes(model)}
-        if not constants:
+        sized = [(mi, o, {**document_constants(mi.model), **invented_sizes(mi.model)}) for mi, o in found]
+        playable = [item for item in sized if item[2]]
+        if not playable:
             continue
+        mi, _, constants = min(playable, key=lambda item: ORDER.index(item[1].classification))  # the first of the most severe
+        model = mi.model
         options.append((name, option, model, sizes_in_words(constants), mi.baseline.readings))
         for readings in (mi.baseline.readings, mi.baseline.with_readings({name: option}).readings):
             key = (model.id, tuple(sorted(readings.items())))
