@@ -181,7 +181,7 @@ return {blocks, left: r.left + parseFloat(style.paddingLeft), right: r.right - p
 # The page types and the outline of their blocks (what a designer sees, top to bottom).
 PAGES = {
     "index.html": ["h1", "table"],
-    "duel.html": ["p.no-print", "h1", "p", "h2", "ol", "section.finding", "h2", "table", "h2", "h3", "svg", "p.muted"],
+    "duel.html": ["p.no-print", "h1", "p", "h2", "ol", "section.finding", "h2", "table", "h2", "p", "table", "h2", "h3", "svg", "p.muted"],  # results, clause index, phases
 }
 
 
