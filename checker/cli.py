@@ -35,6 +35,7 @@ from checker.errors import RulecheckError
 from checker.gc_policy import tune_collector
 from checker.limits import allow_deep_expressions
 from checker.pipeline.options import EngineChoice, ReadingsMode
+from checker.report.terminal import print_table
 
 if TYPE_CHECKING:
     from checker.runner import GameModels, SideWork
@@ -62,7 +63,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
     games = [scope.game for scope in scopes]
     table, notes = lint_table(scopes, details)
     console = _console()
-    console.print(table)
+    print_table(console, table)
     for line in notes:
         console.print(line, markup=False)
     console.print("unexplained tests: conditions testing a slot or constant that no cited text mentions (a word-matching heuristic; `--details` lists them)", markup=False)
@@ -395,7 +396,7 @@ def _print_impacts(results: list) -> None:
                 where = f"after {div.steps} step(s): {div.kind}" if div is not None and div.found else "none"
                 table.add_row(result.model.folder, result.model.id, reading.reading.name, option.option, option.classification, where, "; ".join(option.reasons))
     console = _console()
-    console.print(table)
+    print_table(console, table)
     for result in results:
         for pair in result.pairs:
             if pair.interacts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -180,3 +181,45 @@ def test_checking_some_variants_of_a_game_leaves_its_page_and_other_traces_alone
     assert partial.returncode == 0, partial.stdout + partial.stderr
     assert page.read_text() == "kept\n"
     assert sorted(p.name for p in (project / "counterexamples" / "duel").iterdir()) == traces
+
+
+def test_a_wide_table_in_an_80_column_terminal_keeps_every_name_and_value_whole():
+    """`rulecheck lint`'s 16 columns in 80 columns truncated every header to a letter: a terminal
+    too narrow for a table gets a block of lines per row, each no wider than the terminal; a wide
+    one (and output that is not a terminal, 200 columns) still gets the table."""
+    from rich.console import Console
+
+    from checker.lint_scope import lint_scopes
+    from checker.report.lint_table import lint_table
+    from checker.report.terminal import print_table
+
+    table, _ = lint_table(lint_scopes(["models/titlebelt"]), False)
+    narrow = Console(width=80, record=True, file=io.StringIO())
+    print_table(narrow, table)
+    lines = narrow.export_text().splitlines()
+    assert lines[0] == "rulecheck lint" and "titlebelt/base (abstract)" in lines
+    assert max(map(len, lines)) <= 80
+    text = "\n".join(lines)
+    for header in ("state bits", "out of scope 2", "not yet handled 0", "unexplained tests 28"):
+        assert header in text
+    assert "┃" not in text
+    wide = Console(width=200, record=True, file=io.StringIO())
+    print_table(wide, table)
+    assert "┃ game" in wide.export_text()
+
+
+def test_a_row_block_drops_the_cells_markup_and_wraps_long_text():
+    from rich.console import Console
+    from rich.table import Table
+
+    from checker.report.terminal import print_table
+
+    table = Table(title="rulecheck")
+    for column in ("game", "variant", "verdict", "why"):
+        table.add_column(column)
+    table.add_row("nim", "base", "[green]holds[/]", "word " * 40)
+    out = Console(width=60, record=True, file=io.StringIO())
+    print_table(out, table)
+    lines = out.export_text().splitlines()
+    assert lines[:3] == ["rulecheck", "nim/base", "  verdict holds"]
+    assert len(lines) > 4 and all(len(line) <= 60 for line in lines) and lines[3].startswith("  why: word")

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from checker.report.terminal import print_table
 from checker.results import Result
 
 STYLE = {"holds": "green", "fails": "red", "undecided": "yellow", "error": "bold red"}
@@ -23,7 +24,7 @@ def results_table(results: list[Result]) -> Table:
 
 
 def print_results(results: list[Result], console: Console) -> None:
-    console.print(results_table(results))
+    print_table(console, results_table(results))
     mismatches = [r for r in results if not r.matches]
     for r in mismatches:
         detail = f": {r.detail}" if r.detail else ""
