@@ -177,3 +177,25 @@ def test_every_shipped_file_points_editors_at_the_schema_of_its_kind():
             first = handle.readline().rstrip("\n")
         expected = os.path.relpath(os.path.join(ROOT, "docs", "schemas", f"{file_kind(path)}.json"), os.path.dirname(path))
         assert first == f"# yaml-language-server: $schema={expected}", os.path.relpath(path, ROOT)
+
+
+def _plain(value):
+    """`load_yaml`'s located mappings and lists as plain ones, to compare with PyYAML's."""
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: os.path.relpath(p, ROOT))
+def test_a_yaml_1_1_reader_reads_every_shipped_file_as_rulecheck_does(path):
+    """rulecheck reads YAML 1.2 (`yes`, `no`, `on`, `off` are words); a designer who validates a
+    bundled file against the published schema from Python reads it with PyYAML, YAML 1.1, where
+    a bare `no` is `false` and the schema then reports a false error. No shipped file may hold a
+    value the two versions read differently (quote such a word)."""
+    import yaml
+
+    with open(path, encoding="utf-8") as handle:
+        assert yaml.safe_load(handle) == _plain(load_yaml(path))
+
