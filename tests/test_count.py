@@ -53,7 +53,7 @@ def reachable_states(model, config):
 def test_counts_agree_with_the_interpreter_state_by_state():
     model = load_model(DUEL)
     config = model.default_config().with_readings({"tie": "defender"})
-    found = count_states(model, config, "phase == play", "turn", Budget(100_000, 60))
+    found = count_states(model, config, "phase == play", ["turn"], Budget(100_000, 60))
     interp, states = reachable_states(model, config)
     condition = check_expr(model.scope, "phase == play", Loc("t", 1, 1))
     turn = check_expr(model.scope, "turn", Loc("t", 1, 1))
@@ -73,3 +73,43 @@ def test_a_bad_expression_is_a_located_error_and_a_stopped_exploration_says_so()
     assert run.returncode == 2 and "<count --by>:1:" in run.stderr
     run = rulecheck("count", "true", DUEL, "--max-states", "10", cwd=ROOT)
     assert run.returncode == 1 and "incomplete: state budget of 10 reached" in run.stdout
+
+
+def test_the_value_of_every_nim_position_in_one_run_and_a_sweep_of_starts(tmp_path):
+    """`--by value` with the slots of a position gives the game value from every reachable
+    position of one exploration: in normal-play Nim the player to move wins exactly where the
+    heaps' xor is not 0 (Bouton). A `--set LO..HI` sweep counts under each start in one process."""
+    from tests.symbolic_support import write_game
+    from tests.test_can_end_value import NIM
+
+    path = write_game(str(tmp_path), "nim", NIM)
+    start = ["--set", "start[h1]=3", "--set", "start[h2]=3", "--set", "start[h3]=3"]
+    groups = [f"--by=left[h{i}]" for i in (1, 2, 3)] + ["--by", "turn", "--by", "value"]
+    run = rulecheck("count", "true", path, *start, *groups, "--format", "json", cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    (count,) = json.loads(run.stdout)["counts"]
+    assert count["by"] == "left[h1], left[h2], left[h3], turn, value" and count["complete"]
+    positions = [tuple(g["value"]) for g in count["groups"]]
+    assert len(positions) == count["states"] == 120  # a state each: a position and who is to move
+    for a, b, c, turn, value in positions:
+        other = "bob" if turn == "ann" else "ann"
+        assert value == (turn if a ^ b ^ c else other), (a, b, c, turn, value)
+    sweep = rulecheck("count", "true", path, "--set", "start[h1]=0..3", "--set", "start[h2]=1,2", cwd=str(tmp_path))
+    assert sweep.returncode == 0, sweep.stderr
+    heads = [line for line in sweep.stdout.splitlines() if not line.startswith(" ")]
+    assert len(heads) == 8 and heads[0].startswith("nim/m [default] start[h1]=0 start[h2]=1: ")
+    assert heads[-1].startswith("nim/m [default] start[h1]=3 start[h2]=2: ")
+
+
+def test_tic_tac_toe_is_a_draw_from_the_empty_board_and_a_sweep_needs_numbers():
+    """Perfect play from the empty board is a draw: neither side can force a win from there, and
+    the terminal positions are valued by their result (a won board for its winner)."""
+    empty = rulecheck("count", "all(board[c] == 0 for c in cell)", TICTACTOE, "--by", "value", cwd=ROOT)
+    assert empty.returncode == 0, empty.stderr
+    assert empty.stdout.splitlines()[1:] == ["  neither  1"]
+    ends = rulecheck("count", "result == x_win", TICTACTOE, "--terminal", "--by", "value", cwd=ROOT)
+    assert ends.stdout.splitlines()[1:] == ["  x  626"], ends.stdout
+    bad = rulecheck("count", "true", DUEL, "--set", "target=3..x", cwd=ROOT)
+    assert bad.returncode == 2 and "a sweep LO..HI takes two whole numbers" in bad.stderr
+    outside = rulecheck("count", "true", DUEL, "--set", "target=8..10", cwd=ROOT)
+    assert outside.returncode == 2 and "target" in outside.stderr and "range" in outside.stderr

@@ -22,6 +22,7 @@ most likely outcome).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 
 from checker.analysis.outcomes import attractor, outcome_labels, win_labels
@@ -48,6 +49,40 @@ def sides(space: StateSpace) -> list[str]:
 
 
 def game_value(space: StateSpace, chance: str) -> GameValue:
+    prepared = _scored(space)
+    if isinstance(prepared, GameValue):
+        return prepared
+    players, labels, win_of = prepared
+    if chance == "expectation":
+        return _expectation(space, win_of)
+    return _adversary(space, labels, win_of, players)
+
+
+NEITHER = "neither"  # `state_values` under `chance: adversary`: no side can force a win from there
+
+
+def state_values(space: StateSpace, chance: str) -> list[str | float] | GameValue:
+    """The game value from every node of `space` (the same analysis as `game_value`, which
+    answers for the initial states): under `adversary`, the side that can force a win from the
+    node or `neither`; under `expectation`, the first side's expected score. An undecided
+    `GameValue` says why there is none (not two sides, not fully explored, a cycle)."""
+    prepared = _scored(space)
+    if isinstance(prepared, GameValue):
+        return prepared
+    players, labels, win_of = prepared
+    if chance == "expectation":
+        found = _expected_scores(space, win_of)
+        if isinstance(found, GameValue):
+            return found
+        scores: list[str | float] = list(found[0])
+        return scores
+    first, second = _attractors(space, win_of)
+    return [players[0] if first[n] >= 0 else players[1] if second[n] >= 0 else NEITHER for n in range(space.size)]
+
+
+def _scored(space: StateSpace) -> tuple[list[str], list[str | None], list[float]] | GameValue:
+    """The two sides, every node's outcome label and its score for the first side (win 1, loss
+    0, anything else 1/2), or why there is no game value."""
     players = sides(space)
     if len(players) != 2:
         return GameValue(None, [], reason=f"a game value needs two sides; this model has {len(players)}")
@@ -61,14 +96,18 @@ def game_value(space: StateSpace, chance: str) -> GameValue:
             win_of[node] = 1.0
         elif label in wins[players[1]]:
             win_of[node] = 0.0
-    if chance == "expectation":
-        return _expectation(space, labels, win_of)
-    return _adversary(space, labels, win_of, players)
+    return players, labels, win_of
+
+
+def _attractors(space: StateSpace, score: list[float]) -> tuple[array, array]:
+    """Per node, the order in which each side was found to force a win from it (-1: it cannot)."""
+    first = attractor(space, {n for n in range(space.size) if score[n] == 1.0}, 0, False)
+    second = attractor(space, {n for n in range(space.size) if score[n] == 0.0}, 1, True)
+    return first, second
 
 
 def _adversary(space: StateSpace, labels: list[str | None], score: list[float], players: list[str]) -> GameValue:
-    first = attractor(space, {n for n in range(space.size) if score[n] == 1.0}, 0, False)
-    second = attractor(space, {n for n in range(space.size) if score[n] == 0.0}, 1, True)
+    first, second = _attractors(space, score)
     starts = space.initial_nodes()
     values = {n: (1.0 if first[n] >= 0 else 0.0 if second[n] >= 0 else 0.5) for n in starts}
     start = min(starts, key=lambda n: (values[n], n))
@@ -119,7 +158,23 @@ def _neutral_line(space: StateSpace, start: int, first, second) -> tuple[list[in
     return line, None
 
 
-def _expectation(space: StateSpace, labels: list[str | None], score: list[float]) -> GameValue:
+def _expectation(space: StateSpace, score: list[float]) -> GameValue:
+    found = _expected_scores(space, score)
+    if isinstance(found, GameValue):
+        return found
+    value, best_edge = found
+    starts = space.initial_nodes()
+    total = sum(value[n] for n in starts) / len(starts)
+    line = [starts[0]]
+    while best_edge[line[-1]] >= 0:
+        line.append(space.targets[best_edge[line[-1]]])
+    return GameValue(total, line, None, "first side's expected score (win 1, loss 0, otherwise 1/2) under perfect play, chance by its weights")
+
+
+def _expected_scores(space: StateSpace, score: list[float]) -> tuple[list[float], list[int]] | GameValue:
+    """Every node's expected score for the first side under perfect play, and the move that
+    perfect play takes there (-1 at an end), backwards in topological order; undecided on a
+    graph with a cycle."""
     graph = space.graph()
     live = bytearray(0 if t else 1 for t in space.terminal)
     value = list(score)
@@ -131,12 +186,7 @@ def _expectation(space: StateSpace, labels: list[str | None], score: list[float]
         if space.starts[node] == space.starts[node + 1]:
             continue  # stuck: scored as neither side's win
         value[node], best_edge[node] = _node_value(space, node, value)
-    starts = space.initial_nodes()
-    total = sum(value[n] for n in starts) / len(starts)
-    line = [starts[0]]
-    while best_edge[line[-1]] >= 0:
-        line.append(space.targets[best_edge[line[-1]]])
-    return GameValue(total, line, None, "first side's expected score (win 1, loss 0, otherwise 1/2) under perfect play, chance by its weights")
+    return value, best_edge
 
 
 def _node_value(space: StateSpace, node: int, value: list[float]) -> tuple[float, int]:
