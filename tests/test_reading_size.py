@@ -103,10 +103,25 @@ def test_a_modelling_error_met_only_at_the_documents_size_is_said(tmp_path):
     assert "some games stop at a modelling error (action `take` writes 6 to `ann`" in size_words(sized, [model])
 
 
-def test_a_model_already_at_the_documents_size_is_not_played_again(tmp_path):
+def test_a_model_already_at_the_documents_size_is_not_played_again_and_says_so(tmp_path):
     unscaled = RACE.replace("default: 1, document: 8}", "default: 8, document: 8}")
-    _, impact = _impact(tmp_path, unscaled)
-    assert plan([impact]) == ([], [])
+    model, impact = _impact(tmp_path, unscaled)
+    options, jobs = plan([impact])
+    assert jobs == [] and [(name, option) for name, option, *_ in options] == [("streak", "two_win"), ("colour", "face_up")]
+    line = size_words(sized_options([impact])[("streak", "two_win")], [model])
+    assert line == "At the document's size, not played: the reading is only in `race`, already at the document's numbers: the exact analysis above is the answer"
+
+
+def test_an_option_only_in_a_fixed_deal_says_there_is_no_larger_game(tmp_path):
+    """The title belt's dealt-deck variants: the counts are one deal's, fixed by an assumption,
+    not bounds scaled down from the document; their options had no line and no reason."""
+    dealt = RACE.replace("  cards: {type: int, range: [1, 9], default: 1, document: 8}",
+                         "  cards: {type: int, range: [1, 9], default: 1, bound: false, fixed_by: one-deal, document: none, plausible: [1, 9]}")
+    dealt = dealt.replace("state:\n", "assumptions:\n  - {id: one-deal, clauses: [r-1], says: The pile is one card., why: The text prints no pile.}\nstate:\n", 1)
+    model, impact = _impact(tmp_path, dealt)
+    line = size_words(sized_options([impact])[("streak", "two_win")], [model])
+    assert "not played: the reading is only in `race`, whose counts are fixed by the assumption `one-deal`" in line
+    assert "so there is no larger game to play" in line
 
 
 def test_the_readings_section_carries_the_line_for_each_option(tmp_path):

@@ -6,7 +6,9 @@ which the exact analysis found the option's most severe consequence (the first s
 game's order), so one line per option says what it does to the game the document describes;
 that model's default at the same size is played once and shared by its options. A model whose
 constants are all at the document's values already (nothing scaled, nothing invented, or every
-count fixed by an assumption) is not played again: its exact analysis is the answer. The games run as jobs of the check's pool (`plan` then `assemble`), or here.
+count fixed by an assumption) is not played again: its exact analysis is the answer, and an
+option found only in such models says so in place of its line. The games run as jobs of the
+check's pool (`plan` then `assemble`), or here.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from checker.lang.model import Config, Model
 from checker.pipeline.full_size import document_constants, invented_sizes, sizes_in_words
 
 Job = tuple[Model, Config, int]  # a configuration at the document's size, and its games
-Compared = tuple[str, str, Model, tuple[str, ...], dict[str, str]]  # reading, option, model, sizes played, the model's default readings
+# reading, option, model, sizes played, the model's default readings; or, for an option no model
+# with a size of its own has: reading, option, a model, why it is not played, {}
+Compared = tuple[str, str, Model, tuple[str, ...] | str, dict[str, str]]
 Planned = tuple[list[Compared], list[Job]]  # the options to compare and the games to play
 
 
@@ -38,6 +42,7 @@ def plan(impacts: list[ModelImpact], games: int = GAMES) -> Planned:
         sized = [(mi, o, {**document_constants(mi.model), **invented_sizes(mi.model)}) for mi, o in found]
         playable = [item for item in sized if item[2]]
         if not playable:
+            options.append((name, option, found[0][0].model, unsized_reason([mi.model for mi, _ in found]), {}))
             continue
         mi, _, constants = min(playable, key=lambda item: ORDER.index(item[1].classification))  # the first of the most severe
         model = mi.model
@@ -48,6 +53,18 @@ def plan(impacts: list[ModelImpact], games: int = GAMES) -> Planned:
                 seen.add(key)
                 jobs.append((model, Config({**mi.baseline.constants, **constants}, readings), games))
     return options, jobs
+
+
+def unsized_reason(models: list[Model]) -> str:
+    """Why the models that have an option have no document's size to play it at: each has its
+    constants at the document's values, or its counts fixed by an assumption (a deal the
+    document does not print)."""
+    fixed = sorted({const.fixed_by for model in models for const in model.constants.values() if const.fixed_by})
+    names = ", ".join(f"`{model.id}`" for model in models)
+    if fixed:
+        return (f"the reading is only in {names}, whose counts are fixed by {', '.join(f'the assumption `{a}`' for a in fixed)}, not scaled down "
+                "from numbers the document prints, so there is no larger game to play: the exact analysis above is the answer")
+    return f"the reading is only in {names}, already at the document's numbers: the exact analysis above is the answer"
 
 
 def submit(planned: Planned, pool: Pool) -> list[Handle]:
@@ -70,6 +87,9 @@ def assemble(planned: Planned, played: list[Played | str]) -> dict[tuple[str, st
     by_config = {(model.id, tuple(sorted(config.readings.items()))): out for (model, config, _), out in zip(jobs, played, strict=True)}
     out: dict[tuple[str, str], SizedOption] = {}
     for name, option, model, sizes, base_readings in options:
+        if isinstance(sizes, str):
+            out[(name, option)] = SizedOption(model.id, name, option, (), error=sizes)
+            continue
         base = by_config[(model.id, tuple(sorted(base_readings.items())))]
         alt = by_config[(model.id, tuple(sorted({**base_readings, name: option}.items())))]
         problem = next((p for p in (base, alt) if isinstance(p, str)), "")

@@ -128,7 +128,7 @@ def size_words(sized: SizedOption, models: list[Model], short: bool = False) -> 
     or meet a modelling error, that they do. `short`: the table's form, without the sizes."""
     model = next(m for m in models if m.id == sized.model)
     where = f"in `{sized.model}`, " if len(models) > 1 else ""
-    sizes = "" if short else f" ({', '.join(sized.sizes)})"
+    sizes = "" if short or not sized.sizes else f" ({', '.join(sized.sizes)})"
     head = f"At the document's size{sizes}, {where}"
     if sized.error:
         return f"{head}not played: {sized.error}"
