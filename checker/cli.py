@@ -14,13 +14,10 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from contextlib import nullcontext
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from checker import caches
 from checker.commands import add_commands
@@ -28,8 +25,9 @@ from checker.commands.common import DEFAULT_MODELS, guarded
 from checker.commands.common import console as _console
 from checker.commands.common import default_paths as _default_paths
 from checker.commands.common import pairs as _pairs
+from checker.commands.progress import Heartbeat, progress_display
 from checker.dispatch import Pool
-from checker.engines.explicit import Budget, Progress
+from checker.engines.explicit import Budget
 from checker.engines.native import Backend
 from checker.errors import RulecheckError
 from checker.gc_policy import tune_collector
@@ -142,22 +140,30 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
                 and _whole_games(_default_paths(paths)))
     readings = ReadingsAhead() if full_run and not no_write else None  # the pages' Readings analysis, made during the check
     # The Readings analysis's whole explorations, kept for the matrix (set before the workers start)
-    with space_store.sharing() if readings is not None else nullcontext(), check_pool(options) as pool:
-        games = load_games(_default_paths(paths))  # once: the scenarios are played on the same models
-        results = _run_checks(games, options, pool, readings)
-        scenarios = play_scenarios(games, options) if not only else []
-        if not no_growth:
-            _growth(results, max_states, timeout, options.jobs, pool, document_size=not no_document_size)
-        prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
-        fixes = fix_checks(games, results, options) if full_run and not no_write and not modelling_errors(results) else {}
-    failures = modelling_errors(results)
-    if failures:  # errors before noise: the located error alone, nothing written
-        click.echo("\n".join(failures), err=True)
-        sys.exit(2)
-    if not no_write:
-        write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
-        if full_run:
-            write_errata(results, errata_dir, options.jobs, prepared, fixes)
+    with Heartbeat() as beat:
+        with space_store.sharing() if readings is not None else nullcontext(), check_pool(options) as pool:
+            beat.enter("loading the models")
+            games = load_games(_default_paths(paths))  # once: the scenarios are played on the same models
+            beat.enter("checking the properties")
+            results = _run_checks(games, options, pool, readings, beat)
+            beat.enter("playing the scenarios")
+            scenarios = play_scenarios(games, options) if not only else []
+            if not no_growth:
+                beat.enter("re-checking the findings (bounds one step larger, invented numbers, the document's size)")
+                _growth(results, max_states, timeout, options.jobs, pool, document_size=not no_document_size)
+            beat.enter("the Readings analysis of the errata pages")
+            prepared = readings.wait() if readings is not None else None  # inside the block: the Readings re-check uses the shared spaces
+            beat.enter("checking the findings' proposed wordings")
+            fixes = fix_checks(games, results, options) if full_run and not no_write and not modelling_errors(results) else {}
+        failures = modelling_errors(results)
+        if failures:  # errors before noise: the located error alone, nothing written
+            click.echo("\n".join(failures), err=True)
+            sys.exit(2)
+        if not no_write:
+            beat.enter("writing the traces and pages")
+            write_evidence(results, out, itf=itf, prune=full_run, all_witnesses=witnesses is not None)
+            if full_run:
+                write_errata(results, errata_dir, options.jobs, prepared, fixes)
     found = _interactions(results) if readings_mode == "pairs" else []
     if junit_path:
         from checker.report.junit import write_junit
@@ -277,10 +283,10 @@ def _whole_games(paths: list[str]) -> bool:
     return given == model_files(sorted({os.path.dirname(p) for p in given}))
 
 
-def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side: SideWork | None = None) -> list:
+def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side: SideWork | None = None, beat: Heartbeat | None = None) -> list:
     from checker.runner import check_games
 
-    with _progress_display() as (on_progress, on_jobs_done):
+    with progress_display(beat) as (on_progress, on_jobs_done):
         options.on_progress = on_progress
         options.on_jobs_done = on_jobs_done
         return check_games(games, options, pool, side)
@@ -429,32 +435,6 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     report = run_games(CompiledModel(model, config, lazy=True), games, seed, max_steps)
     console = _console()
     print_simulation(console, model, config, report, games, seed)
-
-
-class _progress_display:
-    """A live progress line on a terminal, silent otherwise. Serial runs show the exploration
-    (states, rate, depth, frontier); parallel runs show how many explorations have finished."""
-
-    def __enter__(self) -> tuple[Callable[[str, Progress], None] | None, Callable[[int, int], None] | None]:
-        if not sys.stderr.isatty():
-            return None, None
-        from rich.live import Live
-        from rich.markup import escape
-
-        self.live = Live("", console=Console(stderr=True), transient=True, refresh_per_second=4)
-        self.live.__enter__()
-
-        def show(label: str, p: Progress) -> None:
-            self.live.update(f"{escape(label)}: {p.states:,} states, {p.rate:,.0f} states/s, depth {p.depth}, frontier {p.frontier:,}, {p.seconds:.1f} s")
-
-        def jobs_done(done: int, total: int) -> None:
-            self.live.update(f"{done}/{total} explorations finished")
-
-        return show, jobs_done
-
-    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None) -> None:
-        if hasattr(self, "live"):
-            self.live.__exit__(kind, value, traceback)
 
 
 @main.command()
