@@ -26,7 +26,7 @@ checker.errors.RulecheckError: error: --property no-such-property: no model chec
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from checker import __version__
@@ -116,7 +116,7 @@ def count(
     target: Model | PathLike,
     expr: str,
     *,
-    by: str | None = None,
+    by: str | Sequence[str] = (),
     terminal: bool = False,
     reading: dict[str, str] | None = None,
     max_states: int = 2_000_000,
@@ -124,7 +124,8 @@ def count(
 ) -> Count:
     """The reachable states of one model satisfying `expr`, grouped by the value of `by` (an
     expression, or `outcome`), as `rulecheck count` reports them; `terminal` keeps only the
-    positions where the game is over.
+    positions where the game is over. Several `by` values group by all of them at once (each
+    group's key is then a tuple).
 
     >>> ends = count("tests/impact/models/tictactoe/tictactoe.yaml", "true", by="outcome", terminal=True)
     >>> ends.matching, ends.groups
@@ -135,4 +136,5 @@ def count(
 
     model = target if isinstance(target, Model) else load_model(target)
     config = reading_configs(model, "default", dict(reading or {}), {})[0]
-    return count_states(model, config, expr, by, Budget(max_states, timeout), terminal)
+    groupings = (by,) if isinstance(by, str) else tuple(by)
+    return count_states(model, config, expr, groupings, Budget(max_states, timeout), terminal)

@@ -112,6 +112,15 @@ def test_a_model_already_at_the_documents_size_is_not_played_again_and_says_so(t
     assert line == "At the document's size, not played: the reading is only in `race`, already at the document's numbers: the exact analysis above is the answer"
 
 
+def test_a_model_that_says_nothing_of_the_documents_numbers_gets_no_line(tmp_path):
+    """A model whose constants declare no document value, invention or assumption is not known
+    to be at the document's numbers, so no line claims it is (the moot-pair fixtures)."""
+    silent = RACE.replace("default: 1, document: 8}", "default: 1}")
+    _, impact = _impact(tmp_path, silent)
+    options, jobs = plan([impact])
+    assert jobs == [] and options == []
+
+
 def test_an_option_only_in_a_fixed_deal_says_there_is_no_larger_game(tmp_path):
     """The title belt's dealt-deck variants: the counts are one deal's, fixed by an assumption,
     not bounds scaled down from the document; their options had no line and no reason."""

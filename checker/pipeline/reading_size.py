@@ -7,7 +7,9 @@ game's order), so one line per option says what it does to the game the document
 that model's default at the same size is played once and shared by its options. A model whose
 constants are all at the document's values already (nothing scaled, nothing invented, or every
 count fixed by an assumption) is not played again: its exact analysis is the answer, and an
-option found only in such models says so in place of its line. The games run as jobs of the
+option found only in such models says so in place of its line (where the model says anything of
+its numbers: a model whose constants declare no document value, invention or assumption gets no
+line, since nothing says its numbers are the document's). The games run as jobs of the
 check's pool (`plan` then `assemble`), or here.
 """
 
@@ -42,7 +44,8 @@ def plan(impacts: list[ModelImpact], games: int = GAMES) -> Planned:
         sized = [(mi, o, {**document_constants(mi.model), **invented_sizes(mi.model)}) for mi, o in found]
         playable = [item for item in sized if item[2]]
         if not playable:
-            options.append((name, option, found[0][0].model, unsized_reason([mi.model for mi, _ in found]), {}))
+            if any(speaks_of_its_size(mi.model) for mi, _ in found):
+                options.append((name, option, found[0][0].model, unsized_reason([mi.model for mi, _ in found]), {}))
             continue
         mi, _, constants = min(playable, key=lambda item: ORDER.index(item[1].classification))  # the first of the most severe
         model = mi.model
@@ -53,6 +56,12 @@ def plan(impacts: list[ModelImpact], games: int = GAMES) -> Planned:
                 seen.add(key)
                 jobs.append((model, Config({**mi.baseline.constants, **constants}, readings), games))
     return options, jobs
+
+
+def speaks_of_its_size(model: Model) -> bool:
+    """Whether some constant of `model` says how it stands to the document: the value the text
+    prints, an invented number, or a count fixed by an assumption."""
+    return any(const.document is not None or const.invented or const.fixed_by for const in model.constants.values())
 
 
 def unsized_reason(models: list[Model]) -> str:
