@@ -176,8 +176,14 @@ def questions_schema() -> dict[str, Any]:
                      closed({"questions": {"type": "array", "items": question}}, {"questions"}, ("questions",)))
 
 
+YAML_VERSION = ("read as YAML 1.2 (core schema), as rulecheck reads it: a bare yes, no, on or off is a string, "
+                "not a boolean; with a YAML 1.1 reader such as PyYAML's safe_load, quote such values")
+
+
 def _document(title: str, where: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"$schema": DRAFT, "title": title, "description": f"{where} (rulecheck validates more: run `rulecheck lint`)", **schema}
+    """A schema's head: what file it describes, and which YAML its values are read as (a YAML
+    1.1 reader turns an option named `no` into a boolean and reports a false error)."""
+    return {"$schema": DRAFT, "title": title, "description": f"{where}, {YAML_VERSION} (rulecheck validates more: run `rulecheck lint`)", **schema}
 
 
 SCHEMAS = {"model": model_schema, "properties": properties_schema, "clauses": clauses_schema, "questions": questions_schema}

@@ -199,3 +199,11 @@ def test_a_yaml_1_1_reader_reads_every_shipped_file_as_rulecheck_does(path):
     with open(path, encoding="utf-8") as handle:
         assert yaml.safe_load(handle) == _plain(load_yaml(path))
 
+
+
+@pytest.mark.parametrize("kind", sorted(SCHEMAS))
+def test_the_schemas_say_which_yaml_they_expect(kind):
+    """A user validating with the schema from Python reads YAML 1.1 by default; the schema says
+    that its values are read as YAML 1.2, and what that changes."""
+    description = SCHEMAS[kind]()["description"]
+    assert "YAML 1.2" in description and "YAML 1.1" in description and "quote" in description
