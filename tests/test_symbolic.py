@@ -450,49 +450,54 @@ def test_bounded_holds_never_matches_holds(tmp_path):
     assert result.exit_code == 0, result.output
 
 
-def cpu_seconds_of(pid: int, at_least: float, within: float) -> None:
-    """Wait until process `pid` has used `at_least` CPU seconds (Linux's /proc; elsewhere a
-    plain sleep of that long)."""
+def cpu_seconds_of(pid: int, at_least: float, within: float) -> float:
+    """Wait until process `pid` has used `at_least` CPU seconds, and return what it has used
+    (Linux's /proc; elsewhere a plain sleep of that long, and 0)."""
     import time
 
     stat = f"/proc/{pid}/stat"
     if not os.path.exists(stat):
         time.sleep(at_least)
-        return
+        return 0.0
     ticks, deadline = os.sysconf("SC_CLK_TCK"), time.perf_counter() + within
     while time.perf_counter() < deadline:
         fields = open(stat).read().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / ticks >= at_least:  # utime + stime
-            return
+        used = (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+        if used >= at_least:
+            return used
         time.sleep(0.2)
     raise AssertionError(f"the run used under {at_least} CPU s in {within} s")
 
 
 def test_ctrl_c_stops_a_symbolic_run_promptly():
-    """z3 swallows SIGINT while it solves; the engine must still stop within seconds, exit 130,
-    and print no traceback."""
+    """z3 swallows SIGINT while it solves; the engine must still stop within seconds of its own
+    CPU time, exit 130, and print no traceback. Promptness is measured in the child's CPU
+    seconds after the signal, not wall-clock time: on a loaded machine a prompt stop can take
+    many wall-clock seconds (12 s against a 10 s limit was seen) while using almost no CPU."""
+    import resource
     import signal
     import subprocess
     import sys
-    import time
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": root}
     cmd = [sys.executable, "-m", "checker.cli", "check", "models/showngo/junior.yaml", "--engine", "symbolic", "--no-write", "--jobs", "1", "--readings", "default"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # Well into the run (it takes minutes): after the child's own CPU seconds, not a wall-clock
     # sleep, since on a loaded machine a sleep can end while it is still importing (Ctrl-C then
     # ends it as any Python program, with -2).
-    cpu_seconds_of(proc.pid, at_least=4.0, within=120.0)
-    sent = time.perf_counter()
+    at_signal = cpu_seconds_of(proc.pid, at_least=4.0, within=120.0)
     proc.send_signal(signal.SIGINT)
     try:
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=120)  # a hang guard only; promptness is the CPU below
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError("Ctrl-C did not stop the symbolic run within 30 s") from None
-    assert time.perf_counter() - sent < 10
+        raise AssertionError("Ctrl-C did not stop the symbolic run within 120 s") from None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert used - at_signal < 10, f"the run used {used - at_signal:.1f} CPU s after Ctrl-C"
     assert proc.returncode == 130, err
     assert b"Traceback" not in err and b"interrupted" in err
 
