@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from checker import DISTRIBUTION
 from checker.errors import RulecheckError
 
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler before giving up
@@ -30,7 +31,7 @@ def require_dask(flag: str) -> None:
     from importlib.util import find_spec
 
     if find_spec("distributed") is None:
-        raise RulecheckError(f"{flag} needs Dask's distributed scheduler, which is not installed", hint="pip install 'rulecheck[cluster]'")
+        raise RulecheckError(f"{flag} needs Dask's distributed scheduler, which is not installed", hint=f"pip install '{DISTRIBUTION}[cluster]'")
 
 
 class ClusterPool:

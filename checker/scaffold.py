@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from checker import DISTRIBUTION
 from checker.errors import RulecheckError
 
 GAME_ID = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -141,7 +142,8 @@ findings:
 README = """\
 # {title}: rules model
 
-Checked with [rulecheck](https://pypi.org/project/rulecheck/):
+Checked with [rulecheck](https://pypi.org/project/{distribution}/) (`python3 -m pip install {distribution}`,
+which installs the `rulecheck` command):
 
 - `models/{game}/clauses.yaml`: the clause index of the rule document (quote each rule sentence)
 - `models/{game}/questions.yaml`: the questions a careful reading raises
@@ -166,7 +168,7 @@ def scaffold_files(root: str, game: str, schema_dir: str = ".rulecheck") -> dict
                              hint="it names models/GAME/ and properties/GAME.yaml; give one with --game")
     title = game.replace("-", " ").replace("_", " ").title()
     models = os.path.join(root, "models", game)
-    values = {"game": game, "title": title, "target": 10, "below": 9, "schema_dir": schema_dir}
+    values = {"game": game, "title": title, "target": 10, "below": 9, "schema_dir": schema_dir, "distribution": DISTRIBUTION}
     from_models = os.path.relpath(os.path.join(root, schema_dir), models)
     from_props = os.path.relpath(os.path.join(root, schema_dir), os.path.join(root, "properties"))
     return {

@@ -30,6 +30,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from checker import DISTRIBUTION
 from checker.errors import Loc
 from checker.findings import suite_findings
 from checker.report.evidence_files import evidence_path
@@ -58,7 +59,7 @@ def sarif_document(results: list[Result], out: str | None, known: set[str] | Non
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        tool_version = version("rulecheck")
+        tool_version = version(DISTRIBUTION)
     except PackageNotFoundError:
         tool_version = "0"
     rules: dict[str, dict[str, Any]] = {}
@@ -77,7 +78,7 @@ def sarif_document(results: list[Result], out: str | None, known: set[str] | Non
         entry["ruleIndex"] = ordered.index(entry["ruleId"])
         if known is not None:
             entry["baselineState"] = "unchanged" if entry["partialFingerprints"][FINGERPRINT] in known else "new"
-    driver = {"name": "rulecheck", "version": tool_version, "informationUri": "https://pypi.org/project/rulecheck/", "rules": list(rules.values())}
+    driver = {"name": "rulecheck", "version": tool_version, "informationUri": f"https://pypi.org/project/{DISTRIBUTION}/", "rules": list(rules.values())}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": entries}]}
 
 
