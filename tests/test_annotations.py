@@ -337,6 +337,7 @@ def saved_traces() -> list[str]:
     return sorted(p for p in glob.glob(os.path.join(ROOT, "counterexamples", "*", "*.json")) if not p.endswith((".itf.json", SHARED_FILE)))
 
 
+@pytest.mark.slow
 def test_bundled_models_cite_each_branch_somewhere():
     by_game: dict[str, list] = {}
     for (folder, _), model in bundled_models().items():
@@ -346,6 +347,7 @@ def test_bundled_models_cite_each_branch_somewhere():
         assert not errors, errors[0].message
 
 
+@pytest.mark.slow
 def test_saved_traces_cite_only_clauses_whose_branch_fired():
     """Replays every saved trace; each step must cite exactly the clauses of the branch that fired."""
     models = bundled_models()
@@ -362,6 +364,7 @@ def test_saved_traces_cite_only_clauses_whose_branch_fired():
             assert [(c["id"], c["says"]) for c in saved["clauses"]] == list(replayed.clauses), f"{path}: step {number}'s quotes are not the clauses' texts"
 
 
+@pytest.mark.slow
 def test_no_internal_slot_appears_in_any_saved_narrative():
     models = bundled_models()
     for path in saved_traces():

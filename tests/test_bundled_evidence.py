@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -25,6 +27,7 @@ def files_under(folder: str) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_committed_evidence_is_fresh_and_every_expect_holds(tmp_path):
     out, errata = tmp_path / "counterexamples", tmp_path / "errata"
     run = subprocess.run(

@@ -61,6 +61,7 @@ def test_the_bundled_can_end_traces_are_found():
 
 
 @pytest.mark.parametrize("path", [p for p, _, size in CAN_END if size <= MAX_DEAD_END], ids=lambda p: os.path.relpath(p, ROOT))
+@pytest.mark.slow
 def test_a_saved_can_end_trace_ends_where_the_game_can_no_longer_end(path):
     """From the trace's last state the interpreter reaches exactly the states the note counts, none
     of them terminal (a stuck state, with no move at all, is a dead end too)."""

@@ -167,6 +167,7 @@ finally:
 
 
 @pytest.mark.parametrize("backend", ["auto", "python"])
+@pytest.mark.slow
 def test_fresh_reads_no_cache_of_any_kind(game: Path, tmp_path: Path, backend: str):
     """A check fills every cache; the same check with --fresh, in a new process, then opens none
     of them for reading (an audit hook sees every `open`), and gives the same results."""

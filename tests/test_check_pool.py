@@ -109,6 +109,7 @@ def test_a_game_whose_section_is_cached_is_not_analysed_ahead(tmp_path):
     assert sorted(ahead_of([COIN, TRAP], str(tmp_path)).prepared) == ["trap"]
 
 
+@pytest.mark.slow
 def test_check_with_one_worker_and_with_two_writes_the_same_bytes(tmp_path):
     """Each run in its own folder (its own results cache), so the two-worker run analyses the
     Readings on the shared pool rather than reading the first run's section."""

@@ -135,6 +135,7 @@ def test_the_json_output_lists_its_findings_with_fingerprints(project):
     assert doc["findings"][0]["fingerprint"] == log["runs"][0]["results"][0]["partialFingerprints"]["rulecheck/v1"]
 
 
+@pytest.mark.slow
 def test_a_baseline_run_after_changing_one_rule_reports_exactly_the_new_findings(project):
     baseline_json(project)
     same = rulecheck("check", "--jobs", "1", "--no-write", "--baseline", "base.json", "--fail-on", "new", cwd=str(project))
@@ -155,6 +156,7 @@ def test_a_baseline_run_after_changing_one_rule_reports_exactly_the_new_findings
     assert states == [("tie-bonus-overshoots", "unchanged"), ("unexpected", "new"), ("unexpected", "new"), ("unexpected", "new"), ("unfiled-play-scores", "new"), ("unfiled-scores-bounded", "new")]
 
 
+@pytest.mark.slow
 def test_a_baseline_reports_fixed_findings_and_fail_on_new_ignores_known_ones(project):
     change_one_rule(project)
     baseline_json(project)  # the broken text is the baseline
@@ -190,6 +192,7 @@ def test_a_bad_baseline_is_refused_before_checking(project, content, message):
     assert not (project / "out.sarif").exists()  # nothing half-done
 
 
+@pytest.mark.slow
 def test_a_bundled_game_gives_valid_junit_and_sarif_located_in_its_own_files(tmp_path):
     """Show'n'Go as shipped (default readings: one exploration per variant keeps this quick)."""
     junitparser = pytest.importorskip("junitparser")

@@ -156,6 +156,7 @@ def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):
     assert not (project / "counterexamples").exists()
 
 
+@pytest.mark.slow
 def test_parallel_and_serial_runs_write_the_same_bytes(project):
     serial = rulecheck("check", "--jobs", "1", "--out", "serial", "--errata-dir", "serial-errata", "--format", "json", cwd=str(project))
     # --fresh: the parallel run must explore, not reuse the serial run's cached verdicts.

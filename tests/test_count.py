@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from checker.analysis.count import count_states
 from checker.engines.explicit import Budget
 from checker.errors import Loc
@@ -101,6 +103,7 @@ def test_the_value_of_every_nim_position_in_one_run_and_a_sweep_of_starts(tmp_pa
     assert heads[-1].startswith("nim/m [default] start[h1]=3 start[h2]=2: ")
 
 
+@pytest.mark.slow
 def test_tic_tac_toe_is_a_draw_from_the_empty_board_and_a_sweep_needs_numbers():
     """Perfect play from the empty board is a draw: neither side can force a win from there, and
     the terminal positions are valued by their result (a won board for its winner)."""

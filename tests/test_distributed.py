@@ -71,6 +71,7 @@ def test_the_distributed_engine_needs_a_cluster(tmp_path):
 # --- the check matrix on the cluster -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_matrix_on_a_cluster_writes_what_a_serial_run_writes(project, scheduler):
     runs = {
         "serial": ("--jobs", "1"),
@@ -129,6 +130,7 @@ properties:
 """
 
 
+@pytest.mark.slow
 def test_a_worker_killed_during_a_matrix_run_loses_no_result(scheduler):
     """War with 8 cards twice over (two models, about two seconds each, one per worker): one
     worker is killed while it explores; the scheduler runs its job again and the results are the

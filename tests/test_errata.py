@@ -192,6 +192,7 @@ def test_the_questions_a_finding_answers_keep_the_order_of_its_readings():
     assert finding_questions(entry, [model]) == [f"q-{n}" for n in names]
 
 
+@pytest.mark.slow
 def test_pages_and_traces_do_not_depend_on_string_hashing(tmp_path):
     """The same project checked under different hash seeds writes the same bytes."""
     outputs = []

@@ -199,6 +199,7 @@ def test_the_compiled_back_end_agrees_with_the_python_engine_on_large_values(cas
         assert _verdicts(model, config, props, "native") == reference, model_yaml + props_yaml
 
 
+@pytest.mark.slow
 def test_every_bundled_model_is_exact_in_64_bits():
     """The bound analysis refuses no bundled model (they run compiled, as before)."""
     import glob

@@ -38,6 +38,7 @@ def move_graphs(draw):
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(move_graphs())
+@pytest.mark.slow
 def test_the_compiled_worklist_finds_numpys_won_set(graph):
     pytest.importorskip("numba")
     moves, goal = graph

@@ -54,6 +54,7 @@ def evidence_file(duel):
     return path, doc, doc["trace"]["step_fields"]
 
 
+@pytest.mark.slow
 def test_verify_confirms_fresh_traces_and_reports_an_edited_step(duel):
     assert rulecheck("check", "--jobs", "1", cwd=str(duel)).returncode == 0
     run = rulecheck("verify", cwd=str(duel))
@@ -194,6 +195,7 @@ BIG = MINI.replace("domains:\n", "domains:\n  big: {range: [1, 200]}\n")
     "(" + " ".join(f"{i} if deck[low] == {i} else" for i in range(300)) + " 0) >= 0",
     "sum(deck[low] for i in big) >= 0 and count(deck[k] > 0 for i in big for k in kind) >= 0",
 ])
+@pytest.mark.slow
 def test_large_expressions_check(tmp_path, expr):
     run = rulecheck("check", "--jobs", "1", "--no-write", "--property", "p", cwd=mini_project(tmp_path, BIG, expr))
     assert run.returncode == 0, run.stdout + run.stderr
@@ -231,6 +233,7 @@ _bool = st.recursive(_int.map(lambda e: f"{e} >= 0"), lambda inner: st.one_of(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(expr=_bool)
+@pytest.mark.slow
 def test_generated_expressions_check_or_fail_located(tmp_path_factory, expr):
     allow_deep_expressions()
     root = mini_project(tmp_path_factory.mktemp("gen"), expr=expr.replace('"', ""))

@@ -51,7 +51,8 @@ def _missing() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=f"browser tests need the system's Chromium: {_missing()}")
+pytestmark = [pytest.mark.slow,  # a browser start and a report build per fixture
+              pytest.mark.skipif(_missing() is not None, reason=f"browser tests need the system's Chromium: {_missing()}")]
 
 
 @pytest.fixture(scope="module")

@@ -114,6 +114,7 @@ def test_one_interpreter_per_configuration_among_the_last_few():
 
 @settings(max_examples=120, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 @given(models())
+@pytest.mark.slow
 def test_a_replay_finds_the_first_move_the_full_list_gives(case):
     """`move_to`, what a replay asks at each step, works out the moves only up to the one
     taken: it gives the first of `transitions` leading to a state (by an action, when one is

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 
+import pytest
 import yaml
 
 from checker.engines.explicit import Budget
@@ -183,6 +184,7 @@ def _matchup_verdicts() -> dict[tuple[str, str], tuple[str, bool, dict]]:
     return out
 
 
+@pytest.mark.slow
 def test_matchups_quantified_over_every_value_symbolically():
     """The symbolic engine with the card values free (US-VAL-1: 0 to 750) reports the pairs of
     suits the text leaves undecided: the same suit is decided for every value (a proof), a
@@ -239,6 +241,7 @@ def _tallies(config: Config, limit: int = 300_000) -> set:
     return out
 
 
+@pytest.mark.slow
 def test_floor_order_is_moot_because_of_the_deck():
     """floor_order is moot in the checked decks (no card below 30 of a lowered suit carries an
     item), not in the text: with a probe deck where B writes a Mage of 20 and brings a Mage item,
@@ -281,6 +284,7 @@ def _two_wild_cards_in_a_round(wild_per_round: str, limit: int = 1_000_000) -> t
     return False, not frontier
 
 
+@pytest.mark.slow
 def test_wild_per_round_is_moot_in_three_players_because_of_the_deck():
     """wild_per_round is moot in the checked 3-player game because only Player C brings a wild
     card: with one for Player B too, two wild cards are laid in one round when each player may

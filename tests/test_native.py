@@ -179,6 +179,7 @@ def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch)
     assert compiled.built and exp.complete
 
 
+@pytest.mark.slow
 def test_auto_interprets_every_model_and_never_compiles_one(tmp_path, monkeypatch):
     """`auto` explores a model in the bytecode interpreter from the start, however small, with
     the Python engine's results; it compiles nothing for the model (the only module it writes

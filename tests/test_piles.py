@@ -285,6 +285,7 @@ def test_compiled_agrees_with_the_interpreter_on_pile_models(tmp_path_factory, m
     assert states >= 1
 
 
+@pytest.mark.slow
 def test_the_generated_pile_models_reach_errors_and_many_states(tmp_path):
     """The agreement test means something only if its models raise pile errors and grow."""
     from hypothesis import find

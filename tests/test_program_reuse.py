@@ -46,6 +46,7 @@ def _fresh(monkeypatch, compiled: CompiledModel, props) -> vm_code.Bytecode:
 
 
 @pytest.mark.parametrize("name", ["ultimate/two-player", "titlebelt/two-player"])
+@pytest.mark.slow
 def test_a_program_is_reused_only_where_it_is_the_same_program(monkeypatch, name):
     """Every larger configuration a growth re-check explores, moves alone and with the suite:
     fewer assemblies of the moves than configurations (their deals differ in constants the

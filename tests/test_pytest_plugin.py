@@ -40,6 +40,7 @@ def test_the_entry_point_registers_this_module():
     assert entry_points == {"rulecheck": "checker.pytest_plugin"}
 
 
+@pytest.mark.slow
 def test_each_property_and_reading_is_a_test(game):
     result = run(game, "--collect-only", "-q")
     ids = {line.strip() for line in result.outlines if "::" in line}
@@ -51,6 +52,7 @@ def test_each_property_and_reading_is_a_test(game):
     assert "properties/duel.yaml::scores-bounded[duel-tie=defender]" in {line.strip() for line in everything.outlines}
 
 
+@pytest.mark.slow
 def test_the_suite_passes_with_its_expected_failures(game):
     result = game.runpytest_subprocess(*_plugin_args(), "--rulecheck", "--rulecheck-no-write")
     outcomes = result.parseoutcomes()
@@ -58,6 +60,7 @@ def test_the_suite_passes_with_its_expected_failures(game):
     assert not (game.path / "counterexamples").exists()
 
 
+@pytest.mark.slow
 def test_an_unexpected_verdict_fails_with_its_evidence(game):
     suite = game.path / "properties" / "duel.yaml"
     suite.write_text(suite.read_text().replace('expect: {default: holds, "tie=defender": fails}', "expect: holds"))
@@ -71,6 +74,7 @@ def test_an_unexpected_verdict_fails_with_its_evidence(game):
     assert "Readings: tie=defender." in text and "**Why this breaks it:**" in text  # the play-by-play
 
 
+@pytest.mark.slow
 def test_selection_options(game):
     only = run(game, "--rulecheck-property", "game-ends", "--collect-only", "-q")
     assert [line.strip() for line in only.outlines if "::" in line] == ["properties/duel.yaml::game-ends[duel-default]"]
@@ -93,6 +97,7 @@ def test_a_broken_suite_is_a_located_collection_error(game):
     assert "Traceback" not in text
 
 
+@pytest.mark.slow
 def test_a_bundled_suite_runs_under_pytest_with_its_filed_findings(pytester: pytest.Pytester):
     """Show'n'Go as shipped (the junior variant, default readings, to keep it short): each
     property is a test, and the findings its suite files as `expect: fails` pass as expected."""

@@ -21,7 +21,19 @@ def test_both_setup_commands_make_their_venv_first():
     main, tests = _commands()
     venv = "python3 -m venv .venv && . .venv/bin/activate && "
     assert main == venv + "python3 -m pip install -e '.[fast]' && rulecheck check"
-    assert tests == venv + "python3 -m pip install -e '.[test]' && python3 -m pytest"
+    assert tests == venv + "python3 -m pip install -e '.[test]' && python3 -m pytest -m ''"
+
+
+def test_the_readmes_test_command_runs_the_slow_tests_the_default_run_skips():
+    """A bare `pytest` skips the tests marked slow (a contributor's run in minutes); the
+    README's command, which CI runs, selects every test with an empty marker expression."""
+    import tomllib
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        options = tomllib.load(handle)["tool"]["pytest"]["ini_options"]
+    assert "-m 'not slow'" in options["addopts"] and any(m.startswith("slow:") for m in options["markers"])
+    _, tests = _commands()
+    assert tests.endswith("-m ''")
 
 
 def test_ci_runs_the_readmes_test_command():

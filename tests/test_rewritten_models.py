@@ -44,6 +44,7 @@ def _figures(game: str, readings: str) -> dict[str, dict[str, dict]]:
 
 
 @pytest.mark.parametrize("game", sorted(RECORDED))
+@pytest.mark.slow
 def test_default_readings_keep_their_states_transitions_and_verdicts(game):
     figures = _figures(game, "default")
     assert figures == {variant: {"default": configs["default"]} for variant, configs in RECORDED[game].items()}

@@ -77,6 +77,7 @@ def test_unknown_sections_and_twins_are_located_errors(tmp_path):
         load_model(os.path.join(root, "models", "g", "a.yaml"))
 
 
+@pytest.mark.slow
 def test_every_saved_trace_cites_only_clauses_in_effect_in_its_variant():
     """The bundled evidence: each step of each saved trace cites clauses of the sections its
     variant declares in effect (a variant that declares none has every clause in effect)."""

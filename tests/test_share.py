@@ -3,6 +3,7 @@ the same errors as the code it rewrites, on random code in the generator's style
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,6 +78,7 @@ def expressions(draw, depth: int = 0) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(expressions(), min_size=2, max_size=5), st.lists(st.integers(0, (1 << 16) - 1), min_size=20, max_size=20))
+@pytest.mark.slow
 def test_shared_code_computes_what_the_code_it_rewrites_does(values: list[str], states: list[int]) -> None:
     # Repeating the values makes shareable expressions common; the append uses them all.
     lines = [f"v{i} = {value}" for i, value in enumerate(values + values[::-1])]

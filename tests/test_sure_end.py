@@ -60,6 +60,7 @@ def test_loops_of_every_kind_agree(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("variant", ["sms/showdown.yaml", "titlebelt/two-player.yaml", "showngo/junior.yaml"])  # the first past the graph bound: stepped
+@pytest.mark.slow
 def test_bundled_models_agree(variant, monkeypatch):
     model = load_model(os.path.join(HERE, "models", variant))
     for bound in (100_000, 5_000, 200):

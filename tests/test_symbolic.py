@@ -469,6 +469,7 @@ def cpu_seconds_of(pid: int, at_least: float, within: float) -> float:
     raise AssertionError(f"the run used under {at_least} CPU s in {within} s")
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_symbolic_run_promptly():
     """z3 swallows SIGINT while it solves; the engine must still stop within seconds of its own
     CPU time, exit 130, and print no traceback. Promptness is measured in the child's CPU

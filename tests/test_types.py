@@ -11,6 +11,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.mark.slow
 def test_mypy_passes_on_the_package():
     pytest.importorskip("mypy", reason="mypy is installed with the `test` extra")
     run = subprocess.run([sys.executable, "-m", "mypy", "--config-file", os.path.join(ROOT, "pyproject.toml")], cwd=ROOT, capture_output=True, text=True, timeout=900)

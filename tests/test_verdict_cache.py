@@ -120,6 +120,7 @@ def test_evidence_not_of_its_shape_is_a_miss(edit, monkeypatch, tmp_path):
     assert verdict_cache.load("k") is None
 
 
+@pytest.mark.slow
 def test_the_key_is_the_same_in_every_process(project):
     """Sets in the bound properties iterate in an order that differs between processes; the
     key must not, or no run would ever reuse another's verdicts."""

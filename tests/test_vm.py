@@ -620,6 +620,7 @@ def test_a_process_waits_for_the_program_another_is_assembling(tmp_path, monkeyp
     assert not list((tmp_path / "cache" / "vm").glob("*.lock"))
 
 
+@pytest.mark.slow
 def test_every_loop_calls_the_interpreter_with_one_list_of_argument_types(tmp_path):
     """numba compiles a function once per distinct list of argument types, and a literal (a
     `0` written in the caller) or a read-only array is a type of its own: `run` was compiled

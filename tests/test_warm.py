@@ -25,6 +25,7 @@ for name in ("seed_ends", "expand_ends", "walk_witness", "play_games"):
 """
 
 
+@pytest.mark.slow
 def test_the_readings_loops_are_compiled_by_the_warm_up(tmp_path):
     """In a process with an empty cache, the warm-up leaves the verdict runs' loop, the seeded
     witness walk and the simulation compiled, each once (the re-check's own calls then find

@@ -83,6 +83,7 @@ def test_the_native_back_end_and_the_symbolic_engine_keep_witnesses_too():
     assert len(witness.steps) == len(python.witnesses[0].steps)  # bounded model checking deepens one step at a time
 
 
+@pytest.mark.slow
 def test_witnesses_are_in_the_json_output_and_saved_only_when_asked(project):
     args = ("check", "models/duel", "--property", "high-score-possible", "--jobs", "1", "--readings", "default")
     run = rulecheck(*args, "--format", "json", "--witnesses", "2", "--no-write", cwd=str(project))

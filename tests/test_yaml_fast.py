@@ -42,6 +42,7 @@ def _load(path: str, text: str, fast: bool, monkeypatch, only_libyaml: bool = Fa
             return ("error", str(exc), exc.loc)
 
 
+@pytest.mark.slow
 def test_every_yaml_file_loads_the_same_with_libyaml(monkeypatch):
     assert len(FILES) > 40
     for path in FILES:

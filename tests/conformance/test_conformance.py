@@ -53,6 +53,7 @@ def assert_agree(pair: Pair, case: Case, source: str = "") -> None:
 
 # -- generated models -------------------------------------------------------------------------
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p.name)
+@pytest.mark.slow
 def test_every_pair_agrees_on_generated_models(pair: Pair, request: pytest.FixtureRequest) -> None:
     """Every pair on the same random models (one derandomised sequence), under every reading
     combination unless the pair runs the default only, with a seed for the walks."""
@@ -71,6 +72,7 @@ def test_every_pair_agrees_on_generated_models(pair: Pair, request: pytest.Fixtu
 
 
 @pytest.mark.parametrize("pair", [p for p in PAIRS if p.large_examples], ids=lambda p: p.name)
+@pytest.mark.slow
 def test_every_pair_agrees_on_large_models(pair: Pair, request: pytest.FixtureRequest) -> None:
     """Models of 10,000 to 40,000 states (arrays past the first machine word, chance, forced rules
     firing mid-play, a reading removing actions), under one reading combination drawn."""
@@ -96,6 +98,7 @@ BUNDLED_RUNS = [(pair, path, constants) for pair in PAIRS for path, constants in
 
 
 @pytest.mark.parametrize("pair, path, constants", BUNDLED_RUNS, ids=[f"{p.name}-{os.path.relpath(path, HERE)}" for p, path, _ in BUNDLED_RUNS])
+@pytest.mark.slow
 def test_every_pair_agrees_on_bundled_models(pair: Pair, path: str, constants: dict[str, int], request: pytest.FixtureRequest) -> None:
     """The bundled games in their default configuration (a few constants made smaller where a
     pair is slow), each pair on its share of them (`backends.EVERY_BUNDLED`)."""
@@ -133,6 +136,7 @@ def expression_engines(reading: str) -> tuple[CompiledModel, Interpreter]:
 
 @settings(max_examples=EXPRESSION_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data(), typed=typed_exprs(), reading=st.sampled_from(["one", "two"]))
+@pytest.mark.slow
 def test_generated_code_evaluates_expressions_as_the_interpreter(data: st.DataObject, typed: tuple[str, str], reading: str) -> None:
     """Random well-typed expressions over a model with every kind of slot, in random states: the
     generated function returns the interpreter's value, or both raise a modelling error
@@ -208,6 +212,7 @@ def pair_named(name: str) -> Pair:
     ("symbolic", "tests/models/duel/duel.yaml", True),  # every property kind, exhaustively deep, under both readings
     ("distributed", "benchmarks/models/war/war8.yaml", False),  # 185,201 states over two workers
 ])
+@pytest.mark.slow
 def test_pairs_agree_on_written_models(pair_name: str, path: str, every_reading: bool, request: pytest.FixtureRequest) -> None:
     """Models outside the generators' reach: a deep game, the test duel, a larger War."""
     pair = pair_named(pair_name)
@@ -217,6 +222,7 @@ def test_pairs_agree_on_written_models(pair_name: str, path: str, every_reading:
         assert_agree(pair, Case(case.model, config, case.props, case.path))
 
 
+@pytest.mark.slow
 def test_the_interpreter_agrees_under_every_reading_of_a_game() -> None:
     """Readings are a run-time input of one program: the title belt's two-player model under
     each reading deviation, its first 15,000 states."""
