@@ -14,7 +14,7 @@ import os
 import sys
 from enum import StrEnum
 
-from checker import DISTRIBUTION, caches
+from checker import caches
 from checker.lang.property_kinds import KINDS
 
 
@@ -42,7 +42,7 @@ def unavailable_reason() -> str | None:
     from importlib.util import find_spec
 
     if find_spec("numba") is None or find_spec("numpy") is None:  # found, not imported: importing numba takes a while
-        return f"numba is not installed (pip install '{DISTRIBUTION}[fast]')"
+        return "numba is not installed (the `fast` extra: pip install -e '.[fast]' in a checkout, or pip install 'numba>=0.59')"
     return None
 
 
