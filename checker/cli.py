@@ -70,7 +70,7 @@ def lint(paths: tuple[str, ...], details: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--engine", type=click.Choice([e.value for e in EngineChoice]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond; distributed: each exploration's states partitioned over the --cluster workers (state and transition properties, deadlock, determinism, coverage).")
+@click.option("--engine", type=click.Choice([e.value for e in EngineChoice]), default="explicit", show_default=True, help="auto: explicit while the state space fits the budget, symbolic beyond; distributed: each exploration's states partitioned over the --cluster workers (state and transition properties, deadlock, determinism, coverage; the graph properties, terminates, leads-to, can-end and value, are decided on this machine by the explicit engine).")
 @click.option("--max-states", type=click.IntRange(min=1), default=2_000_000, show_default=True, help="Explicit engine: stop after this many states.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=600.0, show_default=True, help="Seconds per exploration.")
 @click.option("--depth", type=click.IntRange(min=1), default=30, show_default=True, help="Symbolic engine: deepest unrolling.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -53,12 +54,12 @@ def session(address: str, workers: int, files: Sequence[str] = ()) -> Iterator[C
     single-threaded worker processes, closed with the session), checked before use: the
     workers run this checker's code and see the same `files` (the models' and suites')."""
     require_dask("--cluster")
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     cluster = None
     try:
         if address == "local":
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR)
+            cluster = local_cluster(workers)
             client = Client(cluster)
         else:
             client = Client(address, timeout=CONNECT_TIMEOUT)
@@ -77,6 +78,23 @@ def session(address: str, workers: int, files: Sequence[str] = ()) -> Iterator[C
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def local_cluster(workers: int) -> Any:
+    """A `LocalCluster` of `workers` single-threaded worker processes that prints nothing of its
+    own. Without the dashboard the scheduler still serves HTTP (health and metrics routes), on
+    port 8787 unless told otherwise, and warns on stderr, raw, when that port is taken (another
+    cluster, a notebook's): it gets a free port of the loopback interface instead. Any other
+    warning Dask raises while starting goes to Dask's `distributed` logger, which a local cluster
+    shows from ERROR up only (`silence_logs`), as it does Dask's own log lines."""
+    from distributed import LocalCluster
+
+    with warnings.catch_warnings(record=True) as raised:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+    for warning in raised:
+        logging.getLogger("distributed").warning("%s", warning.message)
+    return cluster
 
 
 def check_workers(client: Any, address: str) -> None:

@@ -10,13 +10,13 @@ import functools
 import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from checker import caches, cluster, verdict_cache
 from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.engines.backend import ExplicitEngine
-from checker.engines.distributed import DistributedEngine
+from checker.engines.distributed import DistributedEngine, graph_notice, searched
 from checker.engines.explicit import Budget, Progress
 from checker.engines.native import Backend
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
@@ -330,6 +330,8 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
         # an explicit exploration covers one deck and one reading combination; left free, only
         # the symbolic engine answers for all of them
         return symbolic_results(model, config, props, options), None
+    if options.engine == EngineChoice.DISTRIBUTED and not all(searched(p) for p in props):
+        return _spread_and_local(model, config, props, options)
     label = f"{model.folder}/{model.id} [{config.reading_label(model)}]"
     engine: ExplicitEngine | DistributedEngine
     if options.engine == EngineChoice.DISTRIBUTED:
@@ -360,6 +362,22 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
             again = {r.prop.id: r for r in symbolic_results(model, config, [p for p in props if p.id in undecided], options)}
             results = [again.get(r.prop.id, r) for r in results]
     return results, verdicts
+
+
+def _spread_and_local(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[list[Result], dict[str, Verdict] | None]:
+    """`--engine distributed` with graph properties: the partitioned search cannot decide them
+    (they need the whole state graph on one machine), so they are checked here as a local check
+    would check them, by the explicit engine and labelled so, and the others on the cluster.
+    Results in the properties' order; verdicts to reuse only when both halves have them."""
+    local = [p for p in props if not searched(p)]
+    spread = [p for p in props if searched(p)]
+    results, verdicts = _check_config(model, config, local, replace(options, engine=EngineChoice.EXPLICIT))
+    if spread:
+        spread_results, spread_verdicts = _check_config(model, config, spread, options)
+        results += spread_results
+        verdicts = {**verdicts, **spread_verdicts} if verdicts is not None and spread_verdicts is not None else None
+    by_id = {r.prop.id: r for r in results}
+    return [by_id[p.id] for p in props], verdicts
 
 
 def _reused(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> tuple[str | None, tuple[dict[str, Verdict], bool] | None]:
@@ -494,11 +512,23 @@ def check_games(games: list[GameModels], options: CheckOptions, pool: Pool | Non
 def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
     """Run jobs on the pool the options choose (`checker.dispatch`) and return the results in
     the order a serial run gives: model by model, reading combination by reading combination."""
+    if options.engine == EngineChoice.DISTRIBUTED:
+        _say_what_is_local(jobs)
     with _pool(options, jobs) as pool:
         serial = isinstance(pool, SerialPool)
         job_fn = functools.partial(run_job, on_progress=options.on_progress) if serial else run_job
         outputs = run_in_order(job_fn, jobs, pool, None if serial else options.on_jobs_done)
     return _gathered(jobs, outputs)
+
+
+def _say_what_is_local(jobs: list[Job]) -> None:
+    """`--engine distributed`: one line, before anything runs, naming the properties decided on
+    this machine instead (`distributed.graph_notice`)."""
+    import sys
+
+    message = graph_notice([(job.model.folder, prop) for job in jobs for prop in job.props])
+    if message is not None:
+        print(f"rulecheck: {message}", file=sys.stderr)
 
 
 def _gathered(jobs: list[Job], outputs: list[list[tuple[int, list[Result]]]]) -> list[Result]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import subprocess
@@ -106,8 +105,10 @@ def project(tmp_path):
 def scheduler():
     """Two single-threaded worker processes, as `--cluster local --jobs 2` starts them (for the
     cluster tests and the conformance suite's partitioned search)."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR) as local:
+    pytest.importorskip("distributed")
+    from checker.cluster import local_cluster
+
+    with local_cluster(2) as local:
         yield local
 
 

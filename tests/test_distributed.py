@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import operator
 import os
+import shutil
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -60,6 +62,69 @@ def test_the_hash_spreads_states_evenly_and_each_state_has_one_owner():
     sizes = [len(p.parent) for p in parts]
     assert sum(sizes) == 3_217 and all(abs(size - 3_217 / 3) < 0.05 * 3_217 / 3 for size in sizes), sizes
     assert all(owner_of(s, 3) == i for i, p in enumerate(parts) for s in p.parent)
+
+
+# The coin duel (tests/impact) with a property of each graph kind the partitioned search leaves to
+# this machine, and an invariant it decides on the workers.
+COIN_GRAPH_SUITE = """\
+game: coin
+properties:
+  - id: bob-can-force
+    kind: value
+    value: bob
+    clauses: [coin-2, coin-3]
+    expect: holds
+  - id: can-always-end
+    kind: can-end
+    clauses: [coin-3]
+    expect: holds
+  - id: every-game-ends
+    kind: terminates
+    clauses: [coin-3]
+    expect: {default: holds, "tie=reflip": fails}
+  - id: faces-are-coins
+    kind: invariant
+    expr: ca <= 1 and cb <= 1
+    clauses: [coin-1]
+    expect: holds
+"""
+GRAPH_IDS = {"bob-can-force", "can-always-end", "every-game-ends"}
+
+
+def test_graph_properties_on_a_cluster_are_decided_here_as_a_local_check_decides_them(tmp_path, scheduler):
+    """They need the whole state graph on one machine: the explicit engine decides them here,
+    the results say so (engine `explicit`), the run says so once, and a suite that passes
+    locally passes on the cluster (they were `undecided`, and the run exited 1)."""
+    (tmp_path / "models" / "coin").mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT_DIR, "tests", "impact", "models", "coin", "coin.yaml"), tmp_path / "models" / "coin")
+    (tmp_path / "properties").mkdir()
+    (tmp_path / "properties" / "coin.yaml").write_text(COIN_GRAPH_SUITE)
+    common = ("check", "--fresh", "--no-write", "--format", "json")
+    local = rulecheck(*common, cwd=str(tmp_path))
+    spread = rulecheck(*common, "--engine", "distributed", "--cluster", scheduler.scheduler_address, cwd=str(tmp_path))
+    assert local.returncode == 0 and spread.returncode == 0, spread.stderr
+    verdicts = {name: {(r["property"], r["reading"]): (r["verdict"], r["engine"]) for r in json.loads(run_.stdout)["results"]} for name, run_ in (("local", local), ("spread", spread))}
+    assert {key: verdict for key, (verdict, _) in verdicts["spread"].items()} == {key: verdict for key, (verdict, _) in verdicts["local"].items()}
+    assert verdicts["spread"][("every-game-ends", "tie=reflip")][0] == "fails"
+    assert {key: engine for key, (_, engine) in verdicts["spread"].items()} == {key: "explicit" if key[0] in GRAPH_IDS else "distributed" for key in verdicts["spread"]}
+    notice = "rulecheck: 3 properties need the whole state graph (can-end, terminates, value): decided on this machine by the explicit engine"
+    assert spread.stderr.count("need the whole state graph") == 1 and notice in spread.stderr, spread.stderr
+    assert "whole state graph" not in local.stderr
+
+
+def test_a_local_cluster_prints_no_raw_dask_warning_when_the_dashboard_port_is_taken(tmp_path):
+    """Dask's scheduler serves HTTP even without the dashboard, on 8787 by default, and warns
+    raw on stderr ("Port 8787 is already in use") when another program holds it."""
+    write(tmp_path, MINI, "mini.yaml", folder="mini")
+    with socket.socket() as holder:
+        try:
+            holder.bind(("0.0.0.0", 8787))
+            holder.listen()
+        except OSError:
+            pass  # another program holds it already: the same test
+        done = rulecheck("check", "--no-write", "--cluster", "local", "--jobs", "1", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "already in use" not in done.stderr and "Warning" not in done.stderr, done.stderr
 
 
 def test_the_distributed_engine_needs_a_cluster(tmp_path):

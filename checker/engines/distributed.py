@@ -11,8 +11,9 @@ parent chain; like every path it is then replayed in the interpreter by the runn
 
 Decided here: every property of a state or a transition (invariant, reachable, unreachable,
 after) and the generic deadlock-free, deterministic and coverage. The graph properties
-(terminates, leads-to, can-end, value) need the whole graph in one place: they come back
-`undecided`, saying so; the single-machine explicit engine decides them.
+(terminates, leads-to, can-end, value) need the whole graph in one place (cycles, backward
+reachability, retrograde analysis): the runner does not send them here but to the explicit
+engine on this machine (`graph_notice` says so once per run), whose verdicts they keep.
 
 Partitions live in their workers' memory, so a worker lost during a search loses part of the
 visited set: the search stops with an error (run it again) instead of returning a wrong count.
@@ -45,6 +46,19 @@ def searched(prop: BoundProperty) -> bool:
     """Whether the partitioned search decides this property's kind (graph kinds need the
     whole graph on one machine)."""
     return KINDS[prop.kind].klass is not KindClass.GRAPH
+
+
+def graph_notice(props: list[tuple[str, BoundProperty]]) -> str | None:
+    """The one line a run with `--engine distributed` prints about the properties it decides on
+    this machine (`props`: each with the game it belongs to), or None when there are none: the
+    results say `explicit`, and a user who asked for a cluster should know why before reading
+    them."""
+    local = {(game, prop.id): prop.kind for game, prop in props if not searched(prop)}
+    if not local:
+        return None
+    kinds = ", ".join(sorted(set(local.values())))
+    count = f"{len(local)} propert{'y needs' if len(local) == 1 else 'ies need'}"
+    return f"{count} the whole state graph ({kinds}): decided on this machine by the explicit engine"
 
 
 # --- run in the workers -------------------------------------------------------------------------
@@ -241,7 +255,13 @@ class DistributedEngine:
         self.complete = False
 
     def decide(self, model: Model, config: Config, props: list[BoundProperty], options: Any) -> dict[str, Verdict]:
+        """The verdicts of `props`, which must all be `searched` (the runner sends the graph
+        properties to the explicit engine)."""
         from checker.cluster import worker_addresses
+
+        unsearched = [p.id for p in props if not searched(p)]
+        if unsearched:
+            raise RulecheckError(f"the distributed engine cannot decide {', '.join(unsearched)}: a graph property needs the whole state graph on one machine")
 
         started = time.perf_counter()
         self.compiling = True
@@ -255,15 +275,12 @@ class DistributedEngine:
             self.initial_empty = True
             return {}
         remaining = Budget(options.budget.max_states, max(options.budget.timeout - (time.perf_counter() - started), 0.001))
-        outcome = PartitionedSearch(self.client, worker_addresses(self.client)).explore(compiled, [p for p in props if searched(p)], remaining)
+        outcome = PartitionedSearch(self.client, worker_addresses(self.client)).explore(compiled, props, remaining)
         self.complete = outcome.complete
         return {prop.id: self._verdict(compiled, prop, outcome) for prop in props}
 
     def _verdict(self, compiled: CompiledModel, prop: BoundProperty, outcome: SearchOutcome) -> Verdict:
         bound = "exhaustive" if outcome.complete else f"{outcome.stopped_by or 'stopped'}; explored to depth {outcome.depth}"
-        if not searched(prop):
-            return Verdict(Status.UNDECIDED, EngineName.DISTRIBUTED, "not decided by the distributed engine", proof=False, states=outcome.states,
-                           detail=f"`{prop.kind}` needs the whole state graph on one machine: check it with --engine explicit")
         finding, path = self._finding(compiled, prop, outcome)
         evidence = None
         if path:
