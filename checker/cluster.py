@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from checker import DISTRIBUTION
 from checker.errors import RulecheckError
 
 CONNECT_TIMEOUT = 20.0  # seconds to reach a scheduler before giving up
@@ -32,7 +31,7 @@ def require_dask(flag: str) -> None:
     from importlib.util import find_spec
 
     if find_spec("distributed") is None:
-        raise RulecheckError(f"{flag} needs Dask's distributed scheduler, which is not installed", hint=f"pip install '{DISTRIBUTION}[cluster]'")
+        raise RulecheckError(f"{flag} needs Dask's distributed scheduler, which is not installed", hint="the `cluster` extra: pip install -e '.[cluster]' in a checkout, or pip install 'dask[distributed]>=2024.1'")
 
 
 class ClusterPool:
