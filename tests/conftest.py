@@ -8,7 +8,14 @@ import subprocess
 import sys
 import textwrap
 
+import hypothesis  # noqa: F401  imported before any test: see below
 import pytest
+
+# hypothesis is imported here, at start-up, not first by its pytest plugin at the terminal
+# summary: there, run after the Dask tests alone, a garbage collection during that import ran
+# Dask's asyncio error handler, which parses source while Python 3.11's parser is converting
+# the import's own (one shared depth counter): "SystemError: AST constructor recursion depth
+# mismatch" after every test had passed.
 
 HERE = os.path.dirname(__file__)
 DUEL = os.path.join(HERE, "models", "duel", "duel.yaml")
