@@ -6,7 +6,9 @@ for every property.
 The figures in tests/data/rewritten_models.json were recorded from `rulecheck check --format json
 --jobs 1` on the models as they were before the rewrite; Show'n'Go's and the title belt's were
 recorded again (Show'n'Go under every combination, the title belt under its default readings) after their audits changed the rules modelled on
-purpose (new readings, the Roshambo rethrow, the winner's role). The default run compares every model
+purpose (new readings, the Roshambo rethrow, the winner's role; for the title belt's
+two-player-officials deck, a Referee or CEO played out of turn going to the discard pile after its
+own draw, cold reading R47). The default run compares every model
 under its default readings; `RULECHECK_REWRITE_FULL=1` compares every reading combination that
 `rulecheck check` runs by default (minutes of CPU: run it after changing a bundled model).
 """
