@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from checker import caches
+from checker import __version__, caches
 from checker.commands import add_commands
 from checker.commands.common import DEFAULT_MODELS, guarded
 from checker.commands.common import console as _console
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
-@click.version_option(package_name="rulecheck")
+@click.version_option(version=__version__, prog_name="rulecheck")  # not looked up by distribution name: the command and the distribution (tabletop-rulecheck) differ
 def main(debug: bool) -> None:
     """rulecheck: a rules model checker for tabletop games."""
     allow_deep_expressions()
