@@ -73,7 +73,7 @@ def run_one(path: str, graph: bool, sets: list[str], backend: str) -> dict:
     from checker.engines.explicit import Budget, explore
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
-    from checker.runner import parse_constants
+    from checker.pipeline.runner import parse_constants
 
     model = load_model(path)
     overrides = parse_constants(model, dict(item.split("=", 1) for item in sets))

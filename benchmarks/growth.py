@@ -22,8 +22,8 @@ def main(paths: list[str]) -> None:
     from checker.engines.explicit import Budget
     from checker.limits import allow_deep_expressions
     from checker.pipeline import growth
+    from checker.pipeline.runner import CheckOptions, check_paths
     from checker.report.summary import summary_lines
-    from checker.runner import CheckOptions, check_paths
 
     allow_deep_expressions()
     options = CheckOptions(jobs=1, budget=Budget(2_000_000, 600.0))

@@ -26,8 +26,9 @@ from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from checker.analysis.impact import Settings, analyse_model  # noqa: E402
-from checker.runner import CheckOptions, check_paths, load_games  # noqa: E402
+from checker.analysis.impact import Settings  # noqa: E402
+from checker.pipeline.readings import analyse_model
+from checker.pipeline.runner import CheckOptions, check_paths, load_games  # noqa: E402
 
 DEFAULT = os.path.join(os.path.dirname(__file__), "..", "models", "showngo", "junior.yaml")
 
@@ -61,7 +62,7 @@ def odds(paths: list[str]) -> None:
     from scipy.sparse.linalg import splu
 
     from checker.analysis import outcomes
-    from checker.analysis.statespace import explore_space
+    from checker.engines.statespace import explore_space
     from checker.lang.compile import CompiledModel
 
     layered = outcomes.absorbed

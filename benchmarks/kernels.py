@@ -41,7 +41,8 @@ def main() -> None:
     parser.add_argument("paths", nargs="*", default=DEFAULT)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    from checker.analysis import divergence, statespace
+    from checker.analysis import divergence
+    from checker.engines import statespace
     from checker.engines.explicit import Budget
     from checker.engines.native import engine
     from checker.lang.build import load_model

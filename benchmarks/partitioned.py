@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     from distributed import Client, LocalCluster
 
-    from checker.cluster import worker_addresses
+    from checker.engines.cluster import worker_addresses
     from checker.limits import allow_deep_expressions
 
     allow_deep_expressions()

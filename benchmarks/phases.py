@@ -49,9 +49,10 @@ def patch(module, attr: str, phase: str) -> None:
 
 
 def instrument() -> None:
-    from checker import evidence, runner
     from checker.engines import explicit, native
     from checker.engines.native import engine
+    from checker.evidence import confirm as evidence
+    from checker.pipeline import runner
 
     patch(runner, "load_games", "load models and suites")
     native.CompiledModel = timed("compile (Python code per configuration)", native.CompiledModel)
@@ -75,7 +76,7 @@ def main() -> None:
     parser.add_argument("--impact", action="store_true", help="also time the errata page's reading-impact analysis")
     args = parser.parse_args()
     instrument()
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     options = CheckOptions(backend=args.backend)
     cpu, wall = time.process_time(), time.perf_counter()

@@ -34,12 +34,12 @@ def timed(label: str, fn, *args, **kwargs):
 
 
 def main() -> None:
-    from checker.fix_check import fix_checks
+    from checker.pipeline.fix_check import fix_checks
     from checker.pipeline.full_size import size_checks
     from checker.pipeline.growth import growth_checks
     from checker.pipeline.invented import value_checks
     from checker.pipeline.readings import analyse_for_errata
-    from checker.runner import CheckOptions, check_paths, load_games
+    from checker.pipeline.runner import CheckOptions, check_paths, load_games
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     folders = sorted(os.path.join("models", g) for g in os.listdir(os.path.join(ROOT, "models")) if os.path.isdir(os.path.join(ROOT, "models", g)))

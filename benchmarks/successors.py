@@ -43,7 +43,7 @@ def main() -> None:
     from checker.engines.explicit import Budget, explore
     from checker.engines.simulate import simulate
     from checker.lang.compile import CompiledModel
-    from checker.runner import load_games
+    from checker.pipeline.runner import load_games
 
     print(f"{'model':<45} {'states':>8} {'us/state':>9} {'moves/s':>9}")
     for game in load_games(args.paths):
@@ -73,7 +73,7 @@ def bytecode(paths: list[str], max_states: int, runs: int) -> None:
     from checker.engines.native import engine
     from checker.lang.compile import CompiledModel
     from checker.lang.properties import bind, load_suite, properties_for, suite_path
-    from checker.runner import load_games
+    from checker.pipeline.runner import load_games
 
     print(f"{'model':<45} {'states':>8} {'moves ns':>9} {'loop ns':>8} {'suite ns':>9}")
     for game in load_games(paths):

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.properties import bind, load_suite  # noqa: E402
-from checker.runner import CheckOptions, check_config  # noqa: E402
+from checker.pipeline.runner import CheckOptions, check_config  # noqa: E402
 
 MODEL = os.path.join(HERE, "models", "deckrace", "deckrace.yaml")
 SUITE = os.path.join(HERE, "properties", "deckrace.yaml")
@@ -123,7 +123,7 @@ GAMES = ["showngo", "titlebelt", "supershow", "sms"]
 
 def suites(timeout: float, depth: int, games: list[str], readings: str) -> None:
     """Each game's suite under the symbolic engine: results decided / bounded, CPU and wall s."""
-    from checker.runner import check_paths
+    from checker.pipeline.runner import check_paths
 
     print(f"{'game':<10} | {'configs':>7} | {'results':>7} | {'decided':>7} | {'bounded':>7} | {'not supported':>13} | {'cpu s':>8} | {'wall s':>8}")
     print("-" * 90)

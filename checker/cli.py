@@ -19,24 +19,25 @@ from typing import TYPE_CHECKING
 
 import click
 
-from checker import __version__, caches
+from checker import __version__
 from checker.commands import add_commands
 from checker.commands.common import DEFAULT_MODELS, guarded
 from checker.commands.common import console as _console
 from checker.commands.common import default_paths as _default_paths
 from checker.commands.common import pairs as _pairs
 from checker.commands.progress import Heartbeat, progress_display
-from checker.dispatch import Pool
 from checker.engines.explicit import Budget
 from checker.engines.native import Backend
 from checker.errors import RulecheckError
-from checker.gc_policy import tune_collector
+from checker.lang import caches
 from checker.limits import allow_deep_expressions
+from checker.pipeline.dispatch import Pool
+from checker.pipeline.gc_policy import tune_collector
 from checker.pipeline.options import EngineChoice, ReadingsMode
 from checker.report.terminal import print_table
 
 if TYPE_CHECKING:
-    from checker.runner import GameModels, SideWork
+    from checker.pipeline.runner import GameModels, SideWork
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
@@ -54,8 +55,8 @@ def main(debug: bool) -> None:
 def lint(paths: tuple[str, ...], details: bool) -> None:
     """Validate models (default: every model under models/) and report their size, clause coverage,
     review questions answered, citations by branch, and conditions no cited text explains."""
-    from checker.lint_scope import lint_scopes
-    from checker.report.lint_table import lint_table
+    from checker.lint.scope import lint_scopes
+    from checker.lint.table import lint_table
 
     scopes = lint_scopes(_default_paths(paths))
     games = [scope.game for scope in scopes]
@@ -110,15 +111,15 @@ def check(paths: tuple[str, ...], engine: str, max_states: int, timeout: float, 
     --property, --reading, --set, and the default reading matrix), regenerates each checked
     game's errata page."""
     from checker.engines.native import space_store
-    from checker.fix_check import fix_checks
     from checker.pipeline.errata import write_errata
+    from checker.pipeline.fix_check import fix_checks
     from checker.pipeline.readings import ReadingsAhead
+    from checker.pipeline.runner import check_pool, load_games, play_scenarios
     from checker.report.baseline import compare, fails, known_fingerprints, load_baseline, require_baseline
     from checker.report.evidence_files import write_evidence
     from checker.report.json_report import results_json
     from checker.report.summary import print_summary
     from checker.report.table import print_results
-    from checker.runner import check_pool, load_games, play_scenarios
 
     started = time.monotonic()
     click.get_current_context().with_resource(caches.fresh_run(fresh))  # --fresh: no cache read, here or in the workers
@@ -256,7 +257,7 @@ def _backend(backend: str, engine: str) -> Backend:
 
 def _cluster(address: str | None, engine: str) -> str | None:
     """--engine distributed needs --cluster; --cluster needs Dask installed (checked before loading anything)."""
-    from checker.cluster import require_dask
+    from checker.engines.cluster import require_dask
 
     if engine == "distributed" and address is None:
         raise RulecheckError("--engine distributed needs a cluster: add --cluster ADDRESS (or --cluster local)")
@@ -266,7 +267,7 @@ def _cluster(address: str | None, engine: str) -> str | None:
 
 
 def _check_options(engine: str, max_states: int, timeout: float, depth: int, readings_mode: str, pinned: tuple[str, ...], constants: tuple[str, ...], only: tuple[str, ...]):
-    from checker.runner import CheckOptions
+    from checker.pipeline.runner import CheckOptions
 
     return CheckOptions(
         engine=EngineChoice(engine), budget=Budget(max_states, timeout), readings=ReadingsMode(readings_mode), pinned=_pairs(pinned, "--reading"),
@@ -284,7 +285,7 @@ def _whole_games(paths: list[str]) -> bool:
 
 
 def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side: SideWork | None = None, beat: Heartbeat | None = None) -> list:
-    from checker.runner import check_games
+    from checker.pipeline.runner import check_games
 
     with progress_display(beat) as (on_progress, on_jobs_done):
         options.on_progress = on_progress
@@ -299,9 +300,9 @@ def _run_checks(games: list[GameModels], options, pool: Pool | None = None, side
 @guarded
 def errata(games: tuple[str, ...], models_dir: str, errata_dir: str) -> None:
     """Regenerate the errata pages of GAMES (folder names under models/; default: all)."""
-    from checker.fix_check import fix_checks
     from checker.pipeline.errata import write_errata
-    from checker.runner import load_games
+    from checker.pipeline.fix_check import fix_checks
+    from checker.pipeline.runner import load_games
 
     paths = tuple(os.path.join(models_dir, g) for g in games) or (models_dir,)
     for path in paths:
@@ -333,10 +334,10 @@ def readings(paths: tuple[str, ...], max_states: int, timeout: float, games: int
     which they differ, the reachable outcomes, can-end, longest game, outcome probabilities
     (exact on the explicit graph, or seeded estimates beyond the budget), forced wins for two
     sides, and the class: game-breaking, outcome-changing, odds-shifting, rules-visible or moot."""
-    from checker.analysis.impact import Settings, analyse_model
-    from checker.pipeline.readings import readings_section
+    from checker.analysis.impact import Settings
+    from checker.pipeline.readings import analyse_model, readings_section
+    from checker.pipeline.runner import load_games
     from checker.report.impact_json import impacts_json
-    from checker.runner import load_games
 
     settings = Settings(max_states, timeout, games, seed, pairs)
     if between:
@@ -364,9 +365,9 @@ def _print_divergences(paths: list[str], chosen: dict[str, str], settings, fmt: 
     """`readings --between`: the divergence scenario between the default combination and the
     chosen options, for every model that has all the readings named."""
     from checker.analysis.divergence import find_divergence
+    from checker.pipeline.runner import load_games, reading_configs
     from checker.report.impact_json import divergence_json
     from checker.report.reading_impact import scenario_lines
-    from checker.runner import load_games, reading_configs
 
     out = []
     for game in load_games(paths):
@@ -426,8 +427,8 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
     from checker.engines.simulate import simulate as run_games
     from checker.lang.build import load_model
     from checker.lang.compile import CompiledModel
+    from checker.pipeline.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
     from checker.report.simulate_table import print_simulation
-    from checker.runner import CheckOptions, GameModels, check_selection, parse_constants, reading_configs
 
     model = load_model(model_path)
     check_selection([GameModels(model.folder, [model], [])], CheckOptions(pinned=_pairs(pinned, "--reading"), constants=_pairs(constants, "--set")))
@@ -444,9 +445,9 @@ def simulate(model_path: str, games: int, seed: int, max_steps: int, pinned: tup
 def explain(trace_file: str, models_dir: str) -> None:
     """Print the play-by-play narrative of a saved trace (a .json file from counterexamples/),
     after checking that the current model still produces it (exit 1 if not)."""
+    from checker.commands.trace_io import load_trace_narrative
+    from checker.commands.verify import NoModelFolder, StaleTrace, verify_trace
     from checker.errors import warn
-    from checker.trace_io import load_trace_narrative
-    from checker.verify import NoModelFolder, StaleTrace, verify_trace
 
     try:
         verify_trace(trace_file, models_dir)
@@ -467,7 +468,7 @@ def verify(traces: tuple[str, ...], models_dir: str) -> None:
     """Re-check saved traces (default: every trace under counterexamples/) against the current
     models: replay every step and confirm what the property's kind claims. Exit 1 if any
     trace is stale or edited, 2 if a file is not a readable trace."""
-    from checker.verify import StaleTrace, trace_files, verify_trace
+    from checker.commands.verify import StaleTrace, trace_files, verify_trace
 
     files = trace_files(list(traces) or ["counterexamples"])
     if not files:

@@ -67,7 +67,7 @@ MINI = textwrap.dedent(
 
 @pytest.fixture(autouse=True)
 def own_verdict_cache(tmp_path_factory, monkeypatch):
-    """Each test its own verdict cache (`checker.verdict_cache`; inherited by the processes it
+    """Each test its own verdict cache (`checker.evidence.verdict_cache`; inherited by the processes it
     starts): a test that explores must explore, whatever ran before it."""
     monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path_factory.mktemp("verdicts")))
 
@@ -113,7 +113,7 @@ def scheduler():
     """Two single-threaded worker processes, as `--cluster local --jobs 2` starts them (for the
     cluster tests and the conformance suite's partitioned search)."""
     pytest.importorskip("distributed")
-    from checker.cluster import local_cluster
+    from checker.engines.cluster import local_cluster
 
     with local_cluster(2) as local:
         yield local
@@ -122,7 +122,7 @@ def scheduler():
 @pytest.fixture(scope="module")
 def on_cluster(scheduler):
     """An open session, which `--engine distributed` explorations run in."""
-    from checker import cluster
+    from checker.engines import cluster
 
     with cluster.session(scheduler.scheduler_address, 2):
         yield scheduler

@@ -8,7 +8,7 @@ import textwrap
 from checker.engines.explicit import Budget
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite, properties_for
-from checker.runner import CheckOptions, check_config
+from checker.pipeline.runner import CheckOptions, check_config
 
 CLAUSES = "clauses:\n  r-1: {at: '1', says: 'a rule'}\n"
 

@@ -16,17 +16,17 @@ import sys
 
 import pytest
 
-from checker.citation_check import game_citation_problems
+from checker.commands.trace_io import load_trace
 from checker.errors import RulecheckError
-from checker.explained import unexplained
+from checker.evidence.trace import NarrationMismatch, config_from_json, display_info, make_step, narrative, replay_path, states_from_json
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter
 from checker.lang.loader import model_files
 from checker.lang.properties import load_suite
-from checker.lint import coverage, question_coverage
+from checker.lint.checks import coverage, question_coverage
+from checker.lint.citations import game_citation_problems
+from checker.lint.explained import unexplained
 from checker.report.evidence_files import SHARED_FILE
-from checker.trace import NarrationMismatch, config_from_json, display_info, make_step, narrative, replay_path, states_from_json
-from checker.trace_io import load_trace
 from tests.conftest import write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -135,7 +135,7 @@ def located(tmp_path, text: str, needle: str, questions: str | None = None) -> R
 
 def trace_doc(model, moves: list[tuple[str, dict]]) -> dict:
     """A saved-trace document for the given moves from the initial state."""
-    from checker.trace import Trace, to_json
+    from checker.evidence.trace import Trace, to_json
 
     interp = Interpreter(model, model.default_config())
     state = interp.initial_states()[0]

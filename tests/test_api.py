@@ -11,8 +11,8 @@ import pytest
 
 import checker
 import rulecheck
+from checker.evidence.results import Result
 from checker.lang import build
-from checker.results import Result
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -19,11 +19,11 @@ import re
 
 import pytest
 
-from checker.findings import load_findings
+from checker.commands.trace_io import load_trace
+from checker.evidence.findings import load_findings
+from checker.evidence.trace import config_from_json, states_from_json
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter, freeze
-from checker.trace import config_from_json, states_from_json
-from checker.trace_io import load_trace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "models", "*")) if os.path.isdir(p))

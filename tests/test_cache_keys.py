@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from checker import caches, verdict_cache
-from checker.lang import compile_cache
+from checker.evidence import verdict_cache
+from checker.lang import caches, compile_cache
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
 from checker.pipeline import growth
 from checker.pipeline import readings as reading_impact
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 
 BASE = """\
 game: Fragments
@@ -66,8 +66,8 @@ def keys(root: Path, options: CheckOptions | None = None) -> dict[str, str | Non
     """Every cache's key for the variant's default configuration, loaded afresh from disk."""
     from checker.engines.explicit import Budget
     from checker.engines.native import program_cache
+    from checker.evidence.results import Result
     from checker.pipeline import invented
-    from checker.results import Result
 
     path = str(root / "models" / "g" / "v.yaml")
     model = load_model(path)

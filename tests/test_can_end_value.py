@@ -7,14 +7,14 @@ import os
 
 import pytest
 
-from checker.analysis.statespace import explore_space
-from checker.analysis.value import game_value
+from checker.engines.statespace import explore_space
+from checker.engines.value import game_value
 from checker.errors import RulecheckError
-from checker.evidence import reaches_terminal
+from checker.evidence.confirm import reaches_terminal
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter
-from checker.runner import CheckOptions, check_paths, load_games
+from checker.pipeline.runner import CheckOptions, check_paths, load_games
 
 MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
 
@@ -98,7 +98,7 @@ def test_value_bad_input_is_located(tmp_path, line, message):
 def test_a_line_of_perfect_play_is_explained_as_one():
     """`explain` on a `value` trace speaks of perfect play, not of a violation, whatever the
     verdict (tic-tac-toe's holds: a draw)."""
-    from checker.trace import narrative, plays_what, to_json
+    from checker.evidence.trace import narrative, plays_what, to_json
 
     draw = results(os.path.join(MODELS, "tictactoe"))[("perfect-play-draws", "default")]
     text = narrative(to_json(draw.trace))

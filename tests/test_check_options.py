@@ -8,7 +8,7 @@ import pytest
 from checker.cli import check
 from checker.engines.native import BACKENDS, Backend
 from checker.pipeline.options import EngineChoice, ReadingsMode
-from checker.runner import CheckOptions
+from checker.pipeline.runner import CheckOptions
 
 
 def test_names_are_read_as_the_enums_they_name():

@@ -1,6 +1,6 @@
 """One worker pool for a whole `rulecheck check`: the Readings analysis queued ahead of the check
 matrix and finished in the main process while the matrix runs, then the growth re-checks
-(`checker.runner.check_pool`, `ReadingsAhead`). Whatever runs where and when, the results,
+(`checker.pipeline.runner.check_pool`, `ReadingsAhead`). Whatever runs where and when, the results,
 pages and traces are the serial run's."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import threading
 
 import pytest
 
-from checker.dispatch import process_pool
 from checker.errors import RulecheckError
 from checker.pipeline import readings as reading_impact
+from checker.pipeline.dispatch import process_pool
 from checker.pipeline.readings import ReadingsAhead, _content_key, readings_section
+from checker.pipeline.runner import CheckOptions, check_paths, load_games
 from checker.report.reading_impact import readings
-from checker.runner import CheckOptions, check_paths, load_games
 from tests.conftest import rulecheck
 
 HERE = os.path.dirname(__file__)

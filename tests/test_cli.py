@@ -12,12 +12,12 @@ import sys
 import pytest
 
 from checker.engines.explicit import Budget
-from checker.evidence import build_trace
+from checker.engines.verdict import Path
+from checker.evidence.confirm import build_trace
+from checker.evidence.trace import ReplayMismatch
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite
-from checker.runner import CheckOptions, check_paths
-from checker.trace import ReplayMismatch
-from checker.verdict import Path
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.conftest import rulecheck
 
 HERE = os.path.dirname(__file__)
@@ -146,9 +146,9 @@ def test_a_trace_the_interpreter_does_not_reproduce_is_refused(tmp_path):
 
 def test_the_internal_error_is_loud_at_the_command_line(project, monkeypatch):
     code = (
-        "import sys; from checker import evidence; from checker.trace import ReplayMismatch\n"
+        "import sys; from checker.evidence.trace import ReplayMismatch\n"
         "def broken(*a, **k): raise ReplayMismatch('forged')\n"
-        "import checker.runner as r; r.build_trace = broken\n"
+        "import checker.pipeline.runner as r; r.build_trace = broken\n"
         "from checker.cli import main; sys.argv=['rulecheck','check']; main()\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project))
@@ -190,8 +190,8 @@ def test_a_wide_table_in_an_80_column_terminal_keeps_every_name_and_value_whole(
     one (and output that is not a terminal, 200 columns) still gets the table."""
     from rich.console import Console
 
-    from checker.lint_scope import lint_scopes
-    from checker.report.lint_table import lint_table
+    from checker.lint.scope import lint_scopes
+    from checker.lint.table import lint_table
     from checker.report.terminal import print_table
 
     table, _ = lint_table(lint_scopes(["models/titlebelt"]), False)

@@ -13,7 +13,7 @@ import os
 from checker.engines.explicit import Budget
 from checker.lang.build import load_model
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
-from checker.runner import CheckOptions, check_config
+from checker.pipeline.runner import CheckOptions, check_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -22,16 +22,16 @@ import time
 
 import pytest
 
-from checker import cluster
-from checker.cluster import worker_addresses
+from checker.engines import cluster
+from checker.engines.cluster import worker_addresses
 from checker.engines.distributed import PartitionedSearch
 from checker.engines.explicit import Budget
 from checker.engines.partition import ROOT, Batch, Partition, owner_of
 from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
+from checker.pipeline.runner import CheckOptions, check_paths
 from checker.report.json_report import results_json
-from checker.runner import CheckOptions, check_paths
 from tests.conftest import MINI, rulecheck, write
 from tests.symbolic_support import run
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from checker.analysis.dominated import CAN, FORCED, LOST, dominated_choices
-from checker.analysis.outcomes import outcome_labels
-from checker.analysis.statespace import explore_space
+from checker.engines.game_graph import outcome_labels
+from checker.engines.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from tests.symbolic_support import write_game
@@ -55,7 +55,7 @@ def test_no_choice_is_reported_where_each_helps_somewhere_or_the_outcome_names_n
 
 def test_the_page_lists_the_choices_that_never_help(tmp_path):
     from checker.pipeline.errata import errata_pages
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     write_game(str(tmp_path), "race", RACE)
     results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())

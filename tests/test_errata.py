@@ -14,9 +14,9 @@ import pytest
 
 from checker.errors import RulecheckError
 from checker.pipeline.errata import errata_pages
+from checker.pipeline.runner import CheckOptions, check_paths, load_games
 from checker.report.findings import SEVERITIES, group_findings
 from checker.report.summary import MAX_UNEXPECTED_LINES, summary_lines
-from checker.runner import CheckOptions, check_paths, load_games
 from tests.conftest import HERE, write
 from tests.test_property_kinds import COUNTER
 

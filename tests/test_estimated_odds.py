@@ -50,10 +50,11 @@ def test_an_odds_line_over_budget_at_the_larger_bounds_is_decided_by_estimate(mo
     labelled as an estimate; with too few games to separate, it is "not shown", never
     "vanishes"; with no allowance of simulated moves, the exact re-check's reason stands."""
     from checker.analysis import reading_growth
-    from checker.analysis.impact import Settings, analyse_model
+    from checker.analysis.impact import Settings
     from checker.analysis.reading_growth import recheck_readings
-    from checker.growth_check import Outcome
+    from checker.evidence.growth_check import Outcome
     from checker.lang.build import load_model
+    from checker.pipeline.readings import analyse_model
     from tests.test_reading_growth import ODDS
 
     settings = Settings(max_states=6)

@@ -7,7 +7,7 @@ import os
 
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE, decide, differing, says
 from checker.analysis.outcomes import analyse
-from checker.analysis.statespace import explore_space
+from checker.engines.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 

@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from checker.commands.trace_io import load_trace
 from checker.errors import RulecheckError
+from checker.evidence.trace import to_json
 from checker.lang.model import Config
+from checker.pipeline.runner import CheckOptions, check_paths
 from checker.report.evidence_files import evidence_document, evidence_name, trace_document, write_evidence
-from checker.runner import CheckOptions, check_paths
-from checker.trace import to_json
-from checker.trace_io import load_trace
 from tests.test_errata import project
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from checker.fix_check import fix_checks
 from checker.pipeline.errata import errata_pages
-from checker.runner import CheckOptions, check_games, load_games
+from checker.pipeline.fix_check import fix_checks
+from checker.pipeline.runner import CheckOptions, check_games, load_games
 from tests.symbolic_support import write_game
 
 # The printed rules stop a climber on two with no move: a stuck game. Two candidate wordings:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.analysis.outcomes import won_nodes
-from checker.analysis.statespace import CHANCE, RULES
 from checker.engines import explicit
+from checker.engines.game_graph import won_nodes
+from checker.engines.statespace import CHANCE, RULES
 
 
 @st.composite

@@ -9,7 +9,7 @@ import os
 from checker.lang.build import load_model
 from checker.pipeline.errata import errata_pages
 from checker.pipeline.full_size import document_constants, invented_sizes, size_checks
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 
 # A climber steps up one rung at a time and any of three slips sends them back to the ground;

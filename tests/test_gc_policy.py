@@ -1,4 +1,4 @@
-"""The collector's thresholds in checking processes (`checker.gc_policy`): raised in the command's
+"""The collector's thresholds in checking processes (`checker.pipeline.gc_policy`): raised in the command's
 process and in every worker, never lowered, and left off when something turned collection off."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from checker.cli import main
-from checker.dispatch import process_pool
-from checker.gc_policy import YOUNG_THRESHOLD, tune_collector
+from checker.pipeline.dispatch import process_pool
+from checker.pipeline.gc_policy import YOUNG_THRESHOLD, tune_collector
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import textwrap
 import pytest
 
 from checker.analysis.bounds import grow
-from checker.analysis.statespace import explore_space
+from checker.engines.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
@@ -155,8 +155,8 @@ def test_a_growth_an_assumption_rules_out_names_the_assumption(tmp_path, monkeyp
     """A count an assumption fixes (`fixed_by`) is not a bound; where nothing is left to grow,
     the re-check (findings and Readings lines alike, `Growth.nothing_to_grow`) says which
     assumption, not only that no bound grows."""
+    from checker.evidence.results import Result
     from checker.pipeline import growth as growth_module
-    from checker.results import Result
 
     (tmp_path / "toy.yaml").write_text(FIXED)
     model = load_model(str(tmp_path / "toy.yaml"))

@@ -14,11 +14,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from checker.engines.explicit import Budget
-from checker.growth_check import GrowthCheck, Outcome
+from checker.evidence.growth_check import GrowthCheck, Outcome
 from checker.lang.model import Config
 from checker.lang.properties import bind
 from checker.pipeline import growth
-from checker.runner import CheckOptions, check_config, check_paths, load_games
+from checker.pipeline.runner import CheckOptions, check_config, check_paths, load_games
 from tests.conftest import rulecheck
 
 MODEL = textwrap.dedent(
@@ -276,7 +276,7 @@ def test_a_bound_must_be_a_ranged_int(toy, spec, message):
 
 
 def test_outcome_words_name_the_representative_and_the_bounds():
-    from checker.growth_check import GrowthCheck
+    from checker.evidence.growth_check import GrowthCheck
 
     check = GrowthCheck("f", Outcome.NOT_RECHECKED, "v", "p", "default", ("n 1\u21922",), ("m 3",), "timeout after 60 s")
     assert check.words() == "not re-checked: `p` on v [default] with n 1\u21922 (m 3 already at the top of its range): timeout after 60 s"
@@ -569,7 +569,7 @@ def test_a_whole_game_re_check_skips_every_bound_at_once_where_the_single_growth
     assert ran == growth.recheck("over", result, 16, 60.0, cache_dir=None)
     assert ran.outcome == Outcome.SURVIVES and ran.states == 15 and not ran.singles
     # A growth that shrank the game counts as none; the prediction has two significant figures.
-    from checker.growth_check import SingleGrowth
+    from checker.evidence.growth_check import SingleGrowth
 
     grew = [SingleGrowth("a", Outcome.SURVIVES, "exhaustive", 12), SingleGrowth("b", Outcome.SURVIVES, "exhaustive", 2), SingleGrowth("c", Outcome.SURVIVES, "exhaustive", 1234)]
     assert growth._predicted_states(8, tuple(grew)) == round(8 * 1.5 * 1234 / 8, -2) == 1900

@@ -11,10 +11,10 @@ import json
 import textwrap
 
 from checker.analysis import witness
-from checker.growth_check import GrowthCheck, Outcome
+from checker.evidence.growth_check import GrowthCheck, Outcome
 from checker.lang.properties import bind
 from checker.pipeline import growth
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.test_growth import tally_result
 
 # A walk down a track of `length` steps, with a tally of `rounds` marks on the side (to widen the

@@ -18,7 +18,7 @@ from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.yamlsrc import load_yaml
 from checker.limits import allow_deep_expressions
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.conftest import MINI, write
 
 HERE = os.path.dirname(__file__)
@@ -112,10 +112,10 @@ def test_evidence_of_another_format_version_is_refused(duel):
 
 
 def test_a_lasso_without_a_loop_is_not_evidence(tmp_path):
-    from checker.evidence import confirm
+    from checker.evidence.confirm import confirm
+    from checker.evidence.trace import ReplayMismatch, Trace
     from checker.lang.interp import Interpreter
     from checker.lang.properties import bind, load_suite
-    from checker.trace import ReplayMismatch, Trace
 
     model = load_model(write(tmp_path, MINI))
     (tmp_path / "suite.yaml").write_text("properties:\n  - {id: ends, kind: terminates}\n")
@@ -146,7 +146,8 @@ def test_malformed_trace_json_is_a_located_error(duel):
 
 # -- 6. internal errors ---------------------------------------------------------------------
 def test_internal_error_exits_3_with_one_line(monkeypatch, tmp_path):
-    from checker import cli, runner
+    from checker import cli
+    from checker.pipeline import runner
 
     def broken(*args, **kwargs):
         raise ValueError("something impossible")

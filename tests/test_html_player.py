@@ -14,8 +14,8 @@ import subprocess
 import pytest
 
 from checker.pipeline.html import write_report
+from checker.pipeline.runner import CheckOptions, check_paths
 from checker.report.html.player import shown_states
-from checker.runner import CheckOptions, check_paths
 from tests.conftest import write
 from tests.test_html_report import LOOPING, parse
 

@@ -11,10 +11,12 @@ import subprocess
 import sys
 from html.parser import HTMLParser
 
-from checker.analysis.statespace import explore_space
-from checker.findings import suite_findings
+from checker.engines.statespace import explore_space
+from checker.evidence.findings import suite_findings
+from checker.evidence.trace import _jsonable_state, _View, display_info, element_name, to_json
 from checker.lang.compile import CompiledModel
 from checker.pipeline.html import write_report
+from checker.pipeline.runner import CheckOptions, check_paths
 from checker.report.appendix import where
 from checker.report.evidence_files import trace_identity
 from checker.report.findings import group_findings
@@ -22,8 +24,6 @@ from checker.report.html import write_html
 from checker.report.html.page import plain
 from checker.report.html.player import shown_states
 from checker.report.html.state_graph import STATE_GRAPH_LIMIT
-from checker.runner import CheckOptions, check_paths
-from checker.trace import _jsonable_state, _View, display_info, element_name, to_json
 from tests.conftest import MINI, rulecheck, write
 
 VOID = {"meta", "br", "input", "img", "hr", "link", "path", "line", "ellipse", "circle", "source"}

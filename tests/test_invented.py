@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 
-from checker.growth_check import Outcome
+from checker.evidence.growth_check import Outcome
 from checker.lang.build import load_model
 from checker.pipeline.errata import errata_pages
 from checker.pipeline.growth import growth_checks
 from checker.pipeline.invented import value_checks, values_to_try
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.symbolic_support import write_game
 
 # A hand of three may only be laid under the cap; the document prints no cap, and the modeller

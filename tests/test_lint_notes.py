@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from checker.lang.build import load_model
 from checker.lang.properties import load_suite
-from checker.lint import restating_properties
-from checker.report.lint_table import document_sizes
+from checker.lint.checks import restating_properties
+from checker.lint.table import document_sizes
 from tests.conftest import MINI, write
 
 

@@ -12,7 +12,7 @@ import yaml
 
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
-from checker.lint import coverage
+from checker.lint.checks import coverage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "showngo")

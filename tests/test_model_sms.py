@@ -13,7 +13,7 @@ import yaml
 
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
-from checker.lint import coverage
+from checker.lint.checks import coverage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "sms")
@@ -181,7 +181,7 @@ def test_the_game_can_always_still_end_though_a_combat_need_not():
     a machine compiled a native module for these two properties alone (351 s in CI). The full
     configurations are decided by the bundled check (test_bundled_evidence: every `expect` of
     properties/sms.yaml, in every reading combination of both models)."""
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     results = check_paths(
         [os.path.join(FOLDER, "support.yaml")],

@@ -15,7 +15,7 @@ from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter
 from checker.lang.model import Config
 from checker.lang.properties import load_suite
-from checker.lint import coverage, question_coverage
+from checker.lint.checks import coverage, question_coverage
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "supershow")

@@ -11,8 +11,8 @@ import os
 
 from checker.lang.build import load_model
 from checker.lang.properties import load_suite
-from checker.lint import coverage, question_coverage
-from checker.runner import CheckOptions, check_paths
+from checker.lint.checks import coverage, question_coverage
+from checker.pipeline.runner import CheckOptions, check_paths
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "titlebelt")

@@ -18,8 +18,8 @@ from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config
 from checker.lang.properties import bind, load_suite
-from checker.lint import coverage
-from checker.runner import CheckOptions, check_config
+from checker.lint.checks import coverage
+from checker.pipeline.runner import CheckOptions, check_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "ultimate")
@@ -207,8 +207,8 @@ def test_matchups_quantified_over_every_value_symbolically():
 
 
 def _example_played(**readings: str):
+    from checker.evidence.scenario_run import run_scenario
     from checker.lang.scenarios import bind_scenario, load_scenarios
-    from checker.scenario_run import run_scenario
 
     model = load_model(os.path.join(FOLDER, "worked-example.yaml"))
     scenario = next(s for s in load_scenarios(SUITE) if s.id == "the-example-round")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
+from checker.evidence.trace import narrative, replay_path, to_json
 from checker.lang.build import load_model
 from checker.report.evidence_files import trace_identity
-from checker.trace import narrative, replay_path, to_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COIN = os.path.join(HERE, "impact", "models", "coin", "coin.yaml")
@@ -91,7 +91,7 @@ def test_what_decided_a_step_leaves_the_plays_name_as_it_was(tmp_path):
 
 
 def _doc(model, steps):
-    from checker.trace import Trace, display_info
+    from checker.evidence.trace import Trace, display_info
 
     config = model.default_config().with_readings({"tie": "reflip"})
     initial = {"phase": "flip_a", "ca": 0, "cb": 0, "result": "pending"}
@@ -101,7 +101,7 @@ def _doc(model, steps):
 
 
 def test_a_step_citing_a_whole_procedure_quotes_a_few_and_names_the_rest():
-    from checker.trace import QUOTED_PER_STEP
+    from checker.evidence.trace import QUOTED_PER_STEP
 
     clauses = [{"id": f"c-{i}", "at": f"{i}", "says": f"Rule {i}."} for i in range(1, 8)]
     doc = {"game": "G", "model": "m", "property": {"id": "p", "kind": "invariant", "says": ""}, "readings": {}, "initial": {"n": 0},

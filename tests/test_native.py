@@ -136,8 +136,8 @@ actions:
 def test_runner_backends_give_the_same_results_and_traces():
     """Through the runner (every reading deviation, traces replayed in the interpreter): the
     native and the Python back-end report the same results, word for word."""
+    from checker.pipeline.runner import CheckOptions, check_paths
     from checker.report.json_report import results_json
-    from checker.runner import CheckOptions, check_paths
 
     duel = os.path.join(HERE, "tests", "models", "duel")
     outputs = {}
@@ -155,7 +155,7 @@ def test_native_check_builds_no_python_successor_code_unless_needed(monkeypatch)
     compiled check), a trace still replays, and a fallback to the Python engine builds it."""
     from checker.engines.backend import ExplicitEngine
     from checker.lang import compile as compile_module
-    from checker.runner import CheckOptions
+    from checker.pipeline.runner import CheckOptions
 
     builds: list[str] = []
     original = compile_module.CompiledModel._build

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from checker.engines import explicit
 from checker.engines.explicit import Budget
 from checker.errors import Loc, ModellingError, RulecheckError
+from checker.evidence.trace import Trace, narrative, replay_path, states_from_json, to_itf, to_json
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter
 from checker.lang.piles import fold, lengths_of
 from checker.lang.typecheck import check_expr
 from checker.lang.types import INT
-from checker.trace import Trace, narrative, replay_path, states_from_json, to_itf, to_json
 from tests.symbolic_support import write_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -359,7 +359,7 @@ def test_traces_show_piles_as_lists_top_first(tmp_path):
           rule: r
           text: "{by} takes the top card of {@deck}"
         """)
-    from checker.trace import display_info
+    from checker.evidence.trace import display_info
 
     config = model.default_config()
     interp = Interpreter(model, config)

@@ -8,7 +8,7 @@ import pytest
 from checker.analysis.classify import classify
 from checker.analysis.divergence import find_divergence
 from checker.analysis.outcomes import analyse
-from checker.analysis.statespace import explore_space
+from checker.engines.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
 from checker.pipeline.readings import analyse_for_errata, analysed

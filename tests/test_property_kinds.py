@@ -13,7 +13,7 @@ import pytest
 
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.conftest import write
 
 COUNTER = """\
@@ -359,7 +359,7 @@ def test_a_reading_nothing_consults_reuses_the_exploration_but_keeps_its_rows(tm
 def test_variants_drop_readings_tables_initialise_arrays_and_set_changes_entries(tmp_path):
     from checker.errors import RulecheckError
     from checker.lang.build import load_model
-    from checker.runner import parse_constants
+    from checker.pipeline.runner import parse_constants
 
     base = COUNTER.replace("state:\n", "constants:\n  start: {type: int, of: player, value: {ann: 1, bob: 2}, range: [0, 4]}\nstate:\n  score: {type: \"int[0..4]\", of: player}\n")
     base = base.replace("init:\n", "init:\n  score: start\n")
@@ -406,7 +406,7 @@ def test_every_kind_in_the_table_is_confirmed_and_decided():
     symbolic engine names why it cannot decide a kind, and the native back-end's set is the table's."""
     from checker.engines.native import NATIVE_KINDS
     from checker.engines.symbolic import UNSUPPORTED
-    from checker.evidence import CONFIRM
+    from checker.evidence.confirm import CONFIRM
     from checker.lang.property_kinds import KINDS
 
     assert set(CONFIRM) == set(KINDS) - {"coverage"}  # a coverage failure is a list of actions, not a trace
@@ -418,7 +418,7 @@ def test_every_kind_in_the_table_is_confirmed_and_decided():
 def test_a_loop_is_named_after_what_goes_round_it():
     """Chance and a player's choice together make neither a chance-only loop nor one the
     players alone can stay in (the old words called every loop with chance in it chance-only)."""
-    from checker.evidence import loop_note
+    from checker.evidence.confirm import loop_note
 
     both = loop_note(frozenset({"chance", "ann"}), True)
     assert both.startswith("Loop of chance and choice") and "Chance-only" not in both
@@ -464,7 +464,7 @@ def test_a_finding_narrowed_to_chance_loops_claims_only_those(tmp_path):
     it and is rules-visible (the other endless plays are other findings' evidence); a finding
     narrowed to choice loops does not claim it, so it is still shown, unfiled and game-breaking;
     the player's own loop is the choice finding's, game-breaking."""
-    from checker.findings import parse_finding
+    from checker.evidence.findings import parse_finding
     from checker.lang.yamlsrc import load_yaml
     from checker.report.findings import group_findings
 
@@ -487,7 +487,7 @@ def test_a_finding_narrowed_to_chance_loops_claims_only_those(tmp_path):
 
 
 def test_an_unknown_loop_kind_is_refused_where_it_is_written():
-    from checker.findings import parse_finding
+    from checker.evidence.findings import parse_finding
     from checker.lang.yamlsrc import load_yaml
 
     suite = load_yaml("suite.yaml", "- {id: f, title: t, class: gap, scenario: s, proposed: p, properties: [ends], loop: chance}\n")

@@ -18,9 +18,9 @@ ROOT = os.path.dirname(HERE)
 
 
 def _plugin_args() -> list[str]:
-    """`-p checker.pytest_plugin` unless the installed entry point already loads it."""
-    installed = any(ep.value == "checker.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
-    return [] if installed else ["-p", "checker.pytest_plugin"]
+    """`-p checker.commands.pytest_plugin` unless the installed entry point already loads it."""
+    installed = any(ep.value == "checker.commands.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
+    return [] if installed else ["-p", "checker.commands.pytest_plugin"]
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 def test_the_entry_point_registers_this_module():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
         entry_points = tomllib.load(handle)["project"]["entry-points"]["pytest11"]
-    assert entry_points == {"rulecheck": "checker.pytest_plugin"}
+    assert entry_points == {"rulecheck": "checker.commands.pytest_plugin"}
 
 
 @pytest.mark.slow

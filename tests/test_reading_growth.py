@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.impact import Settings
 from checker.analysis.outcomes import Impact
 from checker.analysis.reading_growth import SPENT, ReadingGrowth, _Allowance, _ModelRuns, _recheck, _whole_run, recheck_readings
-from checker.growth_check import NO_BOUND, Outcome
+from checker.evidence.growth_check import NO_BOUND, Outcome
 from checker.lang.build import load_model
-from checker.pipeline.readings import readings_section
+from checker.pipeline.readings import analyse_model, readings_section
 
 MODELS = os.path.join(os.path.dirname(__file__), "impact", "models")
 LASTCARD = os.path.join(MODELS, "lastcard", "lastcard.yaml")

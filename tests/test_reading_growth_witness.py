@@ -13,11 +13,12 @@ import textwrap
 
 from checker.analysis import reading_growth
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME
-from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.impact import Settings
 from checker.analysis.witness import Witnessed, find_verdict
-from checker.growth_check import Outcome
+from checker.evidence.growth_check import Outcome
 from checker.lang.build import load_model
 from checker.lang.model import Config
+from checker.pipeline.readings import analyse_model
 
 TRACK = """\
 game: {game}

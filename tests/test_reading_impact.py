@@ -12,14 +12,14 @@ import pytest
 from click.testing import CliRunner
 
 from checker.analysis.divergence import find_divergence
-from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.impact import Settings
 from checker.analysis.outcomes import NEVER, analyse
-from checker.analysis.statespace import explore_space
 from checker.cli import main
 from checker.engines.simulate import simulate
+from checker.engines.statespace import explore_space
 from checker.lang.build import load_model
 from checker.lang.compile import CompiledModel
-from checker.pipeline.readings import readings_section
+from checker.pipeline.readings import analyse_model, readings_section
 from checker.report.impact_json import impacts_json
 from checker.report.reading_impact import scenario_lines
 
@@ -200,7 +200,7 @@ def test_an_exact_side_is_compared_by_its_probabilities_not_as_no_data():
 
 
 def test_section_names_the_verdicts_an_option_changes():
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     results = check_paths([TRAP], CheckOptions())
     model = results[0].model
@@ -247,7 +247,7 @@ def test_divergence_scenarios_show_the_state_as_narratives_do(tmp_path):
 
 def test_worker_processes_give_the_serial_section():
     # Each configuration explored in a worker process: the same options, classes and section.
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     results = check_paths([COIN, TRAP], CheckOptions())
     models = sorted({r.model.path: r.model for r in results}.values(), key=lambda m: m.path)

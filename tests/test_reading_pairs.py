@@ -8,10 +8,11 @@ clauses and slots, so it is never paired.
 from __future__ import annotations
 
 from checker.analysis.footprint import related_pairs
-from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.impact import Settings
 from checker.analysis.interactions import interactions
 from checker.lang.build import load_model
-from checker.runner import CheckOptions, check_paths, reading_configs
+from checker.pipeline.readings import analyse_model
+from checker.pipeline.runner import CheckOptions, check_paths, reading_configs
 from tests.conftest import write
 
 WALK = """\

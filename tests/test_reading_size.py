@@ -4,10 +4,10 @@ that meets a modelling error only at the printed size, each said so on the page.
 
 from __future__ import annotations
 
-from checker.analysis.impact import Settings, analyse_model
+from checker.analysis.impact import Settings
 from checker.lang.build import load_model
 from checker.pipeline.reading_size import plan, sized_options
-from checker.pipeline.readings import readings_section
+from checker.pipeline.readings import analyse_model, readings_section
 from checker.report.reading_impact import size_words
 from tests.symbolic_support import write_game
 
@@ -142,10 +142,10 @@ def test_the_readings_section_carries_the_line_for_each_option(tmp_path):
 def test_the_options_played_on_the_checks_pool_give_the_serial_section(tmp_path):
     """`rulecheck check` plays the options on its worker processes while it re-checks the lines
     (`ReadingsAhead`); the section is the one the serial path writes."""
-    from checker.dispatch import process_pool
+    from checker.pipeline.dispatch import process_pool
     from checker.pipeline.readings import ReadingsAhead
+    from checker.pipeline.runner import load_games
     from checker.report.reading_impact import readings
-    from checker.runner import load_games
 
     path = write_game(str(tmp_path), "race", RACE)
     ahead = ReadingsAhead(str(tmp_path / "cache"))

@@ -20,7 +20,7 @@ import os
 
 import pytest
 
-from checker.runner import CheckOptions, check_model, load_games
+from checker.pipeline.runner import CheckOptions, check_model, load_games
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = json.load(open(os.path.join(ROOT, "tests", "data", "rewritten_models.json")))

@@ -88,7 +88,7 @@ def test_the_bundled_scenario_plays_and_a_changed_step_is_caught():
     import os
 
     from checker.lang.scenarios import ScenarioStep
-    from checker.runner import CheckOptions, load_games, play_scenarios
+    from checker.pipeline.runner import CheckOptions, load_games, play_scenarios
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     (game,) = load_games([os.path.join(root, "models", "supershow", "triple-threat-first-fall.yaml")])

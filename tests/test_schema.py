@@ -10,16 +10,16 @@ import os
 import jsonschema
 import pytest
 
-from checker import findings
 from checker.errors import RulecheckError
-from checker.findings import load_findings
+from checker.evidence import findings
+from checker.evidence.findings import load_findings
 from checker.lang import build, properties, questions, scenarios
 from checker.lang.build import load_model
 from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import load_suite
 from checker.lang.scenarios import load_scenarios
 from checker.lang.yamlsrc import load_yaml
-from checker.schema import SCHEMAS, schema_files, schema_text
+from checker.report.schema import SCHEMAS, schema_files, schema_text
 from tests.conftest import MINI, rulecheck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

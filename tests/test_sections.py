@@ -12,7 +12,7 @@ import pytest
 from checker.errors import RulecheckError
 from checker.lang.build import load_model
 from checker.lang.model import Model
-from checker.runner import CheckOptions, check_paths
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.conftest import rulecheck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,7 +81,7 @@ def test_unknown_sections_and_twins_are_located_errors(tmp_path):
 def test_every_saved_trace_cites_only_clauses_in_effect_in_its_variant():
     """The bundled evidence: each step of each saved trace cites clauses of the sections its
     variant declares in effect (a variant that declares none has every clause in effect)."""
-    from checker.trace_io import load_trace
+    from checker.commands.trace_io import load_trace
 
     checked = 0
     models: dict[str, Model] = {}

@@ -14,9 +14,9 @@ pytest.importorskip("numba")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from checker.analysis.impact import Settings, impact_of, keep_space  # noqa: E402
-from checker.analysis.statespace import explore_space  # noqa: E402
 from checker.engines.explicit import Budget  # noqa: E402
 from checker.engines.native import engine, space_store  # noqa: E402
+from checker.engines.statespace import explore_space  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
 from checker.lang.property_kinds import KINDS  # noqa: E402
 from tests.conformance.backends import finding_key  # noqa: E402

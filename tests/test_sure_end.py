@@ -16,7 +16,7 @@ pytest.importorskip("numba")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from checker import sure_end  # noqa: E402
+from checker.engines import sure_end  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402
 from checker.lang.compile import CompiledModel  # noqa: E402
@@ -124,8 +124,8 @@ def test_the_graph_the_check_just_read_is_used(tmp_path, monkeypatch):
     again), the same as stepping, under every reading of the loops game; a bound it would pass
     explores as before."""
     from checker.analysis.impact import keep_space
-    from checker.analysis.statespace import explore_space
     from checker.engines.native import space_store
+    from checker.engines.statespace import explore_space
 
     model = load_model(write_game(str(tmp_path), "loops", LOOPS, ""))
     for config in configs(model):
@@ -133,7 +133,7 @@ def test_the_graph_the_check_just_read_is_used(tmp_path, monkeypatch):
         with space_store.sharing(), monkeypatch.context() as patch:
             keep_space(explore_space(CompiledModel(model, config, lazy=True), 100_000))
             assert space_store.take(CompiledModel(model, config, lazy=True), 100_000) is not None
-            patch.setattr("checker.analysis.statespace.explore_space", lambda *args, **kwargs: pytest.fail("explored again"))
+            patch.setattr("checker.engines.statespace.explore_space", lambda *args, **kwargs: pytest.fail("explored again"))
             assert sure_end.ends_surely(CompiledModel(model, config, lazy=True), 100_000) == expected[1]
             assert space_store.recent(CompiledModel(model, config, lazy=True), 1) is None  # past a bound of one state: explored
 

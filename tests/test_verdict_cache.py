@@ -1,4 +1,4 @@
-"""The verdict cache (`checker.verdict_cache`): a run over unchanged content reuses the check
+"""The verdict cache (`checker.evidence.verdict_cache`): a run over unchanged content reuses the check
 matrix's verdicts, and anything a verdict depends on changing makes it explore again."""
 
 from __future__ import annotations
@@ -9,10 +9,8 @@ from typing import get_args
 
 import pytest
 
-from checker import caches, verdict_cache
 from checker.engines.backend import ExplicitEngine
-from checker.runner import CheckOptions, check_paths
-from checker.verdict import (
+from checker.engines.verdict import (
     Branches,
     ClosedSet,
     Deadlock,
@@ -27,6 +25,9 @@ from checker.verdict import (
     Verdict,
     evidence_of,
 )
+from checker.evidence import verdict_cache
+from checker.lang import caches
+from checker.pipeline.runner import CheckOptions, check_paths
 from tests.conftest import rulecheck
 
 
@@ -140,7 +141,7 @@ def test_sets_are_keyed_in_the_same_order_whatever_the_string_hashing():
     import subprocess
     import sys
 
-    code = "from checker.caches import stable; print(repr(stable({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
+    code = "from checker.lang.caches import stable; print(repr(stable({'kind': frozenset({'low', 'high', 'wild', 'ace', 'joker'})})))"
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2", "3", "4")}
     assert len(outputs) == 1
 
@@ -152,7 +153,7 @@ def test_a_job_in_a_worker_takes_the_digest_its_planning_computed(project, monke
 
     from checker.lang.build import load_model
     from checker.lang.properties import load_suite, suite_path
-    from checker.runner import plan_model, run_job
+    from checker.pipeline.runner import plan_model, run_job
 
     path = str(project / "models" / "duel" / "duel.yaml")
     jobs = plan_model(load_model(path), load_suite(suite_path(path)), CheckOptions())
@@ -188,7 +189,7 @@ def test_a_fact_of_a_configuration_is_computed_once_per_content(project):
 
 
 def test_a_rerun_takes_whether_a_chance_loop_ends_surely_from_the_cache(tmp_path, monkeypatch):
-    from checker import evidence
+    from checker.evidence import confirm as evidence
     from tests.test_property_kinds import LOOPS, run
 
     suite = "- id: ends\n  kind: terminates\n  expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}\n"

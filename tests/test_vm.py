@@ -408,7 +408,7 @@ def test_a_suites_program_is_the_program_of_the_moves_with_its_predicates_after_
     another process: both are stored), and both give the same moves, states and outcomes."""
     import numpy as np
 
-    from checker.analysis import statespace
+    from checker.engines import statespace
     from checker.engines.native import program_cache, vm_code
 
     monkeypatch.setenv("RULECHECK_CACHE", str(tmp_path / "cache"))
@@ -636,7 +636,7 @@ def test_every_loop_calls_the_interpreter_with_one_list_of_argument_types(tmp_pa
     script = """
 import os
 from checker.analysis.impact import keep_space
-from checker.analysis.statespace import explore_space
+from checker.engines.statespace import explore_space
 from checker.engines import backend, simulate
 from checker.engines.explicit import Budget
 from checker.engines.native import engine, space_store, vm

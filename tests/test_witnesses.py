@@ -14,7 +14,7 @@ from checker.engines.explicit import Budget
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter, freeze
 from checker.lang.properties import bind, load_suite, suite_path
-from checker.runner import CheckOptions, check_config
+from checker.pipeline.runner import CheckOptions, check_config
 from tests.conftest import DUEL, rulecheck
 
 

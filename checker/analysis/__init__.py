@@ -1,6 +1,5 @@
 """Reading impact: what each reading of the rule text changes, computed rather than guessed.
 
-- `statespace`: the explicit graph of one configuration with every move's mover and weight;
 - `divergence`: the shortest play, legal under two configurations, where they part ways;
 - `outcomes`: reachable outcomes, can-end, longest game, exact outcome probabilities under a
   stated policy, and forced wins (attractors) for two sides;

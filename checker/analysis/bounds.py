@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from checker.growth_check import NO_BOUND
+from checker.evidence.growth_check import NO_BOUND
 from checker.lang.model import Config, Model
 
 GROWTH_FACTOR = 4  # states allowed to the larger run, per state of the representative's exploration

@@ -4,7 +4,7 @@ A question the properties cannot ask: not whether some state satisfies an expres
 many do, and how they split (terminal positions by winner, stuck states by phase). The explicit
 engine explores the model under one configuration; the expression and the groupings are compiled
 like a property's and evaluated on every state found. A grouping may be `value`, the game value
-from each state under perfect play (`checker.analysis.value.state_values`, over the recorded
+from each state under perfect play (`checker.engines.value.state_values`, over the recorded
 graph): grouped with the slots that make a position, it gives the value of every position of a
 game in one run. A count over an exploration the budget stopped is marked incomplete: it covers
 the states explored, never the game.
@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker.analysis.statespace import explore_space
-from checker.analysis.value import GameValue, state_values
 from checker.engines.explicit import Budget, explore
+from checker.engines.statespace import explore_space
+from checker.engines.value import GameValue, state_values
 from checker.errors import Loc, ModellingError, RulecheckError
 from checker.lang.compile import CompiledModel, Emitter
 from checker.lang.expr import Expr

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from checker.analysis.statespace import mover_functions
+from checker.engines.statespace import mover_functions
 from checker.errors import ModellingError
+from checker.evidence.trace import ReplayMismatch, Step, Trace, display_info, make_step, replay_path
 from checker.lang.compile import CompiledModel
 from checker.lang.expr import ReadingRef, walk
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.model import Config, Model
-from checker.trace import ReplayMismatch, Step, Trace, display_info, make_step, replay_path
 
 SHOWN_MOVES = 6  # moves listed per side at the divergent step (the rest are counted)
 

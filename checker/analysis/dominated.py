@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from checker.analysis.outcomes import MoveArrays, reaches_goal, win_labels, won_nodes
-from checker.analysis.statespace import StateSpace
+from checker.analysis.outcomes import reaches_goal
+from checker.engines.game_graph import MoveArrays, win_labels, won_nodes
+from checker.engines.statespace import StateSpace
 
 FORCED, CAN, LOST = 2, 1, 0
 

@@ -19,10 +19,12 @@ from checker.analysis.classify import classify, most_severe
 from checker.analysis.divergence import Divergence, find_divergence
 from checker.analysis.dominated import dominated_choices
 from checker.analysis.footprint import gating_partners, related_pairs
-from checker.analysis.outcomes import NEVER, Impact, analyse, outcome_labels
-from checker.analysis.statespace import StateSpace, explore_space
+from checker.analysis.outcomes import NEVER, Impact, analyse
+from checker.engines.game_graph import outcome_labels
+from checker.engines.statespace import StateSpace, explore_space
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model, Reading
+from checker.lang.properties import referenced_readings
 
 
 @dataclass
@@ -96,8 +98,6 @@ class ModelImpact:
 
 
 def consulted_readings(model: Model) -> set[str]:
-    from checker.runner import referenced_readings
-
     return referenced_readings(model, [])
 
 
@@ -119,7 +119,7 @@ def keep_space(space: StateSpace) -> None:
 
     if not space_store.sharing_now() or unavailable_reason() is not None or not space.complete or space.error is not None:
         return
-    from checker.analysis.statespace import PackedStates
+    from checker.engines.statespace import PackedStates
 
     if not isinstance(space.states, PackedStates):
         return
@@ -127,23 +127,9 @@ def keep_space(space: StateSpace) -> None:
     space_store.keep(space.compiled, space_store.StoredSpace(space.states.rows, parent, starts, targets, instances, np.frombuffer(space.terminal, np.uint8)))
 
 
-def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:
-    """Every reading option of one model against the default combination (`analyse_models`)."""
-    return analyse_models([model], settings, jobs, baseline)[0]
-
-
 Item = tuple[Model, Config, Config | None, Settings]  # one exploration: the baseline's (no alternative) or one option's
 Explored = tuple[Divergence | None, Impact | None, float]  # what `explore_item` gives back
 Plan = list[tuple[Model, Config, set[str], list[tuple[str, str, Config]], int]]
-
-
-def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, baseline: Config | None = None) -> list[ModelImpact]:
-    """Every reading option of each model against its default combination. With `jobs` above
-    1 the configurations of all the models are explored in that many worker processes (each
-    option's divergence search and exploration is independent of the others'); the outcome is
-    the serial one. `seconds` counts the CPU time of each model's explorations wherever they ran."""
-    plans, items = plan_models(models, settings, baseline)
-    return assemble(plans, _explore_all(items, jobs), settings)
 
 
 def plan_models(models: list[Model], settings: Settings, baseline: Config | None = None) -> tuple[Plan, list[Item]]:
@@ -191,16 +177,6 @@ def assemble(plans: Plan, explored: list[Explored], settings: Settings) -> list[
         result.seconds = seconds + time.process_time() - started
         out.append(result)
     return out
-
-
-def _explore_all(items: list[Item], jobs: int) -> list[Explored]:
-    """`explore_item` of every item, in order, in up to `jobs` worker processes."""
-    from checker.dispatch import SerialPool, process_pool, run_in_order
-
-    if jobs > 1 and len(items) > 1:
-        with process_pool(min(jobs, len(items))) as pool:
-            return run_in_order(explore_item, items, pool)
-    return run_in_order(explore_item, items, SerialPool())
 
 
 def explore_item(item: Item) -> Explored:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.results import Result
+from checker.evidence.results import Result
 
 
 @dataclass

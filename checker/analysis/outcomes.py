@@ -20,7 +20,6 @@ with 95% Wilson intervals and labelled as estimates; nothing else is claimed bey
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -29,11 +28,11 @@ from scipy.sparse import csr_matrix, identity
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from checker.analysis.statespace import CHANCE, StateSpace
+from checker.engines.game_graph import STUCK, MoveArrays, outcome_labels, win_labels, won_nodes
 from checker.engines.graph import is_cyclic, reaches, strongly_connected
 from checker.engines.simulate import SimulationReport, simulate
+from checker.engines.statespace import CHANCE, StateSpace
 
-STUCK = "stuck (no rule applies)"
 NEVER = "never ends"
 UNFINISHED = "unfinished after"  # an estimate's games the simulation cut short: "unfinished after 1000 steps"
 ERRORED = "stopped by a modelling error"  # an estimate's games that met one (counted, so the shares add up to 1)
@@ -83,23 +82,6 @@ class Impact:
             "forced_note": self.forced_note,
             "by_policy": {policy: {k: round(v, 9) for k, v in sorted(odds.items())} for policy, odds in self.by_policy.items()},
         }
-
-
-def outcome_labels(space: StateSpace) -> list[str | None]:
-    """Per node: its outcome label if the node ends play (terminal, or stuck), else None."""
-    compiled = space.compiled
-    evaluate = compiled.evaluator(compiled.model.outcome) if compiled.model.outcome is not None else None
-    terminal = np.frombuffer(bytes(space.terminal), dtype=np.uint8).astype(bool)
-    starts = np.frombuffer(space.starts, dtype=np.int32)
-    stuck = np.zeros(space.size, dtype=bool)
-    stuck[: space.expanded] = starts[1:] == starts[:-1]  # expanded with no move
-    labels: list[str | None] = [None] * space.size
-    for node in np.flatnonzero(stuck & ~terminal).tolist():
-        labels[node] = STUCK
-    ends = np.flatnonzero(terminal).tolist()
-    for node, state in zip(ends, space.states_at(ends)):  # in node order, as a modelling error in `outcome` is met
-        labels[node] = str(evaluate(state)) if evaluate else "finished"
-    return labels
 
 
 def analyse(space: StateSpace, simulate_games: int = 2000, seed: int = 0) -> Impact:
@@ -369,12 +351,6 @@ def component_layers(pred: csr_matrix, left: np.ndarray, passes: ModuleType | No
     return layer, depth
 
 
-def win_labels(players: list[str], outcomes: set[str]) -> dict[str, set[str]]:
-    """The outcome labels that mean a win for each player: the player's own name, or
-    `<player>_win`, `<player>_wins`, `<player>_won`."""
-    return {p: {o for o in outcomes if o in (p, f"{p}_win", f"{p}_wins", f"{p}_won")} for p in players}
-
-
 def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str]:
     model = space.compiled.model
     players = list(model.domains["player"].members or ()) if "player" in model.domains else []
@@ -395,103 +371,6 @@ def forced_wins(space: StateSpace, labels: _Coded) -> tuple[list[ForcedWin], str
             verdicts.append("yes" if hits == len(starts) else ("no" if hits == 0 else f"from {hits} of {len(starts)} starts"))
         out.append(ForcedWin(side, *verdicts))
     return out, ""
-
-
-class MoveArrays:
-    """The stored moves as numpy arrays, with the moves into each node listed together (the
-    predecessor lists `won_nodes` walks back along)."""
-
-    def __init__(self, space: StateSpace) -> None:
-        edges = space.starts[space.expanded]
-        counts = np.diff(np.frombuffer(space.starts, dtype=np.int32)[: space.expanded + 1])
-        self.size = space.size
-        self.source = np.repeat(np.arange(space.expanded, dtype=np.int64), counts)
-        self.target = np.frombuffer(space.targets, dtype=np.int32)[:edges].astype(np.int64)
-        self.movers = np.frombuffer(space.movers, dtype=np.int32)[:edges]
-        self.has_moves = np.zeros(space.size, dtype=bool)
-        self.has_moves[: space.expanded] = counts > 0
-        self.into = np.argsort(self.target, kind="stable")  # edges grouped by target
-        self.into_starts = np.searchsorted(self.target[self.into], np.arange(space.size + 1))
-
-
-def won_nodes(moves: MoveArrays, goal: np.ndarray, side: int, chance_cooperative: bool) -> np.ndarray:
-    """The nodes `attractor` finds won for `side` (the same least fixed point, computed a
-    frontier at a time with numpy instead of a node at a time, or compiled from the won nodes
-    back where the graph passes are; only the set is needed here)."""
-    from checker.engines.explicit import compiled_passes
-
-    friendly = moves.movers == side
-    if chance_cooperative:
-        friendly |= moves.movers == CHANCE
-    n = moves.size
-    passes = compiled_passes(n)
-    if passes is not None:
-        return passes.won_nodes(moves.source, moves.into, moves.into_starts, friendly, moves.has_moves, goal)
-    unfriendly_left = np.bincount(moves.source[~friendly], minlength=n)
-    has_friendly = np.bincount(moves.source[friendly], minlength=n) > 0
-    friendly_hit = np.zeros(n, dtype=bool)
-    won = goal.copy()
-    frontier = np.flatnonzero(won)
-    while frontier.size:
-        lo, hi = moves.into_starts[frontier], moves.into_starts[frontier + 1]
-        lengths = hi - lo
-        offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-        edges = moves.into[offsets]
-        edges = edges[~won[moves.source[edges]]]
-        preds = moves.source[edges]
-        friendly_hit[preds[friendly[edges]]] = True
-        np.subtract.at(unfriendly_left, preds[~friendly[edges]], 1)
-        candidates = np.unique(preds)
-        newly = candidates[(unfriendly_left[candidates] == 0) & (friendly_hit[candidates] | ~has_friendly[candidates]) & moves.has_moves[candidates]]
-        won[newly] = True
-        frontier = newly
-    return won
-
-
-def attractor(space: StateSpace, goal: set[int], side: int, chance_cooperative: bool) -> array:
-    """Per node, the order in which it was found won for `side` (-1: not won).
-
-    A node is won when `side` can force reaching `goal` from it. A move is friendly when `side`
-    makes it (or chance does, when cooperative); forced rules are never friendly (two
-    disagreeing rules resolve against the side). Where several movers could go next, the
-    opponents decide who moves: a node is won when every unfriendly move leads to a won node
-    and, if the side can move there, one of its moves does. Every node's deciding successors
-    were found before it, so following decreasing order numbers reaches the goal."""
-    n = space.size
-    order = array("i", [-1]) * n
-    unfriendly_left = [0] * n
-    has_friendly = bytearray(n)
-    friendly_hit = bytearray(n)
-    preds: list[list[tuple[int, bool]]] = [[] for _ in range(n)]
-    movers, targets = space.movers, space.targets
-    for node in range(n):
-        for e in space.moves(node):
-            friendly = movers[e] == side or (chance_cooperative and movers[e] == CHANCE)
-            if friendly:
-                has_friendly[node] = 1
-            else:
-                unfriendly_left[node] += 1
-            preds[targets[e]].append((node, friendly))
-    queue = sorted(goal)
-    for number, node in enumerate(queue):
-        order[node] = number
-    found = len(queue)
-    head = 0
-    while head < len(queue):
-        node = queue[head]
-        head += 1
-        for pred, friendly in preds[node]:
-            if order[pred] >= 0:
-                continue
-            if friendly:
-                friendly_hit[pred] = 1
-            else:
-                unfriendly_left[pred] -= 1
-            if unfriendly_left[pred] == 0 and (friendly_hit[pred] or not has_friendly[pred]) and space.starts[pred] != space.starts[pred + 1]:
-                order[pred] = found
-                found += 1
-                queue.append(pred)
-    return order
 
 
 def estimate(space: StateSpace, impact: Impact, games: int, seed: int) -> None:

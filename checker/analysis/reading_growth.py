@@ -81,10 +81,10 @@ from checker.analysis.divergence import find_divergence
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE, Verdicts, checked_verdicts, decide, differing, says
 from checker.analysis.impact import ModelImpact, OptionImpact, Settings
 from checker.analysis.outcomes import Impact, analyse, shares
-from checker.analysis.statespace import explore_space
 from checker.analysis.witness import Witnessed, find_verdict
 from checker.engines.simulate import simulate
-from checker.growth_check import Outcome
+from checker.engines.statespace import explore_space
+from checker.evidence.growth_check import Outcome
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from checker.analysis.outcomes import ERRORED, STUCK, UNFINISHED, shares
+from checker.analysis.outcomes import ERRORED, UNFINISHED, shares
+from checker.engines.game_graph import STUCK
 from checker.engines.simulate import simulate
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model

@@ -35,7 +35,7 @@ each such return spent the budget near the start of the game. A walk whose last 
 ran shorter than the game's plays, so the walks after it go twice as far.
 
 A witness counts only once it is replayed and confirmed in the reference interpreter
-(`checker.evidence.build_trace`; a verdict's by replaying it and testing its last state, or
+(`checker.evidence.confirm.build_trace`; a verdict's by replaying it and testing its last state, or
 exploring everything reachable from it, there); one that is not is refused and the search stops
 there, saying so. What the search returns is never evidence of the shortest violation, nor of
 exhaustiveness.
@@ -54,15 +54,15 @@ from checker.engines.backend import stepping
 from checker.engines.finding import trapped_finding
 from checker.engines.native import unavailable_reason
 from checker.engines.simulate import choose_move, weight_functions
+from checker.engines.verdict import evidence_of
 from checker.errors import ModellingError
-from checker.evidence import build_trace, closed_set, reaches_terminal
+from checker.evidence.confirm import build_trace, closed_set, reaches_terminal
+from checker.evidence.trace import ReplayMismatch, Trace, replay_path
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import shared_interpreter
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
-from checker.trace import ReplayMismatch, Trace, replay_path
-from checker.verdict import evidence_of
 
 SEED = 14  # the walks' seed: fixed, so what the growth re-check publishes is the same every run
 MIN_WALK = 50  # steps a walk takes at least before it stops (`walk_length`)

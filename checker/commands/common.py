@@ -17,7 +17,7 @@ import click
 from rich.console import Console
 
 from checker.errors import ModellingError, RulecheckError
-from checker.trace import ReplayMismatch
+from checker.evidence.trace import ReplayMismatch
 
 DEFAULT_MODELS = "models"
 

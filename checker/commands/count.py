@@ -34,7 +34,7 @@ def count(expr: str, paths: tuple[str, ...], by: tuple[str, ...], chance: str, t
     exploration stopped at its budget (the counts cover only the states explored)."""
     from checker.analysis.count import count_lines, count_states
     from checker.engines.explicit import Budget
-    from checker.runner import CheckOptions, check_selection, load_games, parse_constants, reading_configs
+    from checker.pipeline.runner import CheckOptions, check_selection, load_games, parse_constants, reading_configs
 
     pins, sweeps = pairs(pinned, "--reading"), {name: swept_values(name, text) for name, text in pairs(constants, "--set").items()}
     games = load_games(default_paths(paths))

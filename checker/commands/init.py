@@ -18,8 +18,8 @@ def init(folder: str, game: str | None) -> None:
     """Scaffold a new game in the project FOLDER (default: here): a model with its clause index,
     review questions, a property suite and a README, which `rulecheck lint` and `check` pass.
     Refuses (exit 2) when any of the files exists."""
-    from checker.scaffold import scaffold_files, write_new
-    from checker.schema import SCHEMA_DIR, schema_files
+    from checker.commands.scaffold import scaffold_files, write_new
+    from checker.report.schema import SCHEMA_DIR, schema_files
 
     name = game or re.sub(r"[^a-z0-9_-]+", "-", os.path.basename(os.path.abspath(folder)).lower()).strip("-")
     files = scaffold_files(folder, name, SCHEMA_DIR)

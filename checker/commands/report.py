@@ -23,7 +23,7 @@ def report(paths: tuple[str, ...], html_dir: str, odds: bool, jobs: int, max_sta
     from checker.engines.explicit import Budget
     from checker.errors import RulecheckError
     from checker.pipeline.html import write_report
-    from checker.runner import CheckOptions, check_paths
+    from checker.pipeline.runner import CheckOptions, check_paths
 
     if not paths and not os.path.isdir("models"):
         raise RulecheckError("no paths given and no `models/` folder here", hint="run from the project root, or name model files or folders")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from checker.commands.common import guarded
-from checker.schema import KINDS_OF_FILE
+from checker.report.schema import KINDS_OF_FILE
 
 
 @click.command()
@@ -15,6 +15,6 @@ def schema(kind: str) -> None:
     """Print the JSON Schema (draft-07) of a model file (default), a property suite, a clause
     index or a questions file, for editors: point yaml-language-server at it (docs/ci.md). The
     schema checks shapes; `rulecheck lint` checks everything, with file, line and column."""
-    from checker.schema import schema_text
+    from checker.report.schema import schema_text
 
     click.echo(schema_text(kind), nl=False)

@@ -18,17 +18,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from checker.analysis.value import value_finding
 from checker.engines import explicit, native
 from checker.engines.explicit import Budget, Finding, Progress
 from checker.engines.native import NATIVE_KINDS, Backend, notice
+from checker.engines.value import value_finding
+from checker.engines.verdict import EngineName, Verdict
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.lang.symmetry import Symmetry
 from checker.limits import OutOfBudget, WorkLimit
-from checker.verdict import EngineName, Verdict
 
 # The graph check the Python engine does not hold itself: the game value is an analysis.
 AFTER_EXPLORING = {"value": value_finding}
@@ -80,7 +80,7 @@ def explore_and_decide(compiled: CompiledModel, props: list[BoundProperty], budg
 
 
 class ExplicitEngine:
-    """The engine protocol (`checker.verdict.Engine`) for the explicit engine, on the back-end
+    """The engine protocol (`checker.engines.verdict.Engine`) for the explicit engine, on the back-end
     `options.backend` chooses. `decide` raises `OutOfBudget` when compiling the model or a
     property's expression is over the budget (`compile_over_budget` says it was the model, which
     `auto` hands to the symbolic engine), and `MemoryError` (`compiling` says whether it came

@@ -30,13 +30,13 @@ from typing import Any
 from checker.engines import explicit
 from checker.engines.explicit import Budget, Finding
 from checker.engines.partition import ROOT, Batch, Hit, LevelReport, Partition, owner_of
+from checker.engines.verdict import EngineName, Status, Verdict, evidence_of
 from checker.errors import RulecheckError
 from checker.lang.compile import CompiledModel
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS, KindClass
 from checker.limits import OutOfBudget, WorkLimit
-from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 POLL_SECONDS = 2.0  # how often a level's barrier checks that the partitions' workers are alive
 _PARTITIONS: dict[tuple[str, int], Partition] = {}  # in each worker process: the partitions it holds
@@ -242,7 +242,7 @@ class PartitionedSearch:
 
 
 class DistributedEngine:
-    """The engine protocol (`checker.verdict.Engine`) for the partitioned search, with the same
+    """The engine protocol (`checker.engines.verdict.Engine`) for the partitioned search, with the same
     flags as `ExplicitEngine` so the runner treats both alike."""
 
     name = EngineName.DISTRIBUTED
@@ -257,7 +257,7 @@ class DistributedEngine:
     def decide(self, model: Model, config: Config, props: list[BoundProperty], options: Any) -> dict[str, Verdict]:
         """The verdicts of `props`, which must all be `searched` (the runner sends the graph
         properties to the explicit engine)."""
-        from checker.cluster import worker_addresses
+        from checker.engines.cluster import worker_addresses
 
         unsearched = [p.id for p in props if not searched(p)]
         if unsearched:

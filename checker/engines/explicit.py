@@ -29,12 +29,12 @@ from checker.engines.graph import (
     shortest_path_within,
     strongly_connected,
 )
+from checker.engines.verdict import EngineName, Status, Verdict, evidence_of
 from checker.errors import ModellingError
 from checker.lang.compile import CompiledModel, ScreenSource
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
 from checker.lang.symmetry import Symmetry, concretise
-from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 
 @dataclass
@@ -371,7 +371,7 @@ def decide(exp: Exploration, props: list[BoundProperty], found: dict[str, Findin
         elif not exp.complete:
             out[prop.id] = Finding("undecided")
         elif prop.kind in GRAPH_KINDS:
-            out[prop.id] = checks[prop.kind](exp, prop)  # `value` is given by the caller (`checker.analysis.value`): missing, it stops here
+            out[prop.id] = checks[prop.kind](exp, prop)  # `value` is given by the caller (`checker.engines.value`): missing, it stops here
         else:
             out[prop.id] = Finding("holds")
     return out

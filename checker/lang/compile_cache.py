@@ -26,8 +26,7 @@ from collections.abc import Callable
 from types import CodeType
 from typing import NamedTuple
 
-from checker import caches
-from checker.lang import cache_bounds
+from checker.lang import cache_bounds, caches
 from checker.lang.model import Config, Model
 
 _MEMORY: dict[str, CodeType] = {}  # by source key

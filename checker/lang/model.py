@@ -254,7 +254,7 @@ class Model:
     symmetric_loc: Loc | None = None
     # every file the loader read to build it (the extends graph, fragments, clauses, questions;
     # optional files looked for and absent too), by absolute path, with its SHA-256: what every
-    # cache key of the model is made from (`checker.caches.model_digest`)
+    # cache key of the model is made from (`checker.lang.caches.model_digest`)
     sources: tuple[tuple[str, str], ...] = ()
     # the sections of the document in effect for this model (clause id prefixes, `sections:`);
     # empty: every clause is

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from checker.errors import Loc, RulecheckError, did_you_mean
-from checker.lang.expr import Expr
+from checker.lang.expr import Expr, ReadingRef, walk
 from checker.lang.model import Config, Model
 from checker.lang.property_kinds import GENERIC, KINDS
 from checker.lang.typecheck import check_expr
@@ -297,3 +297,23 @@ GENERIC_SAYS = {
     "deterministic": "Whenever forced rules apply, they agree on what happens.",
     "coverage": "Every rule fires in some reachable situation.",
 }
+
+
+def referenced_readings(model: Model, props: list[BoundProperty]) -> set[str]:
+    """The readings some expression, `only` or property of this model actually consults."""
+    exprs = [model.terminal, *model.init_where]
+    exprs += [e for e in (model.outcome,) if e is not None]
+    for elems in model.init.values():
+        for elem in elems.values():
+            exprs += [e for e in (elem.value, *(elem.choices or ())) if e is not None]
+    names: set[str] = set()
+    for action in model.actions.values():
+        names.update(action.only)
+        exprs += [action.guard, *(e for e in (action.weight, action.actor) if e is not None)]
+        for assign in action.assigns:
+            exprs += [assign.value, *assign.indices]
+    for prop in props:
+        exprs += [e for e in (prop.expr, prop.source, prop.target, prop.measure) if e is not None]
+    for expr in exprs:
+        names.update(node.name for node in walk(expr) if isinstance(node, ReadingRef))
+    return names

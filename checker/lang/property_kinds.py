@@ -30,7 +30,7 @@ class PropertyKind:
     klass: KindClass
     found: str  # the verdict an engine gives when it finds a path: `fails`, or `holds` for a witness
     violation: str  # a trace's note for the path found (`{expr}` is the property's expression); "" when the engine words it
-    confirms: str  # what the replayed trace's end must show (the interpreter checks it: checker/evidence.py)
+    confirms: str  # what the replayed trace's end must show (the interpreter checks it: checker/evidence/confirm.py)
     problem: str | None = None  # an unfiled failure's title on the errata page (None: the property's own words)
     unfiled_class: str | None = None  # an unfiled failure's class (None: from its verdicts across readings)
     game_breaking: bool = False  # a failure makes the game unplayable as written

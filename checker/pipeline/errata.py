@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from checker.evidence.results import Result
 from checker.pipeline.readings import Prepared, cached_readings
 from checker.report.errata import main_page
 from checker.report.errata_details import details_page, game_models, game_results
-from checker.results import Result
 
 if TYPE_CHECKING:
-    from checker.fix_check import FixCheck
+    from checker.evidence.fixes import FixCheck
 
 
 def errata_pages(folder: str, results: list[Result], jobs: int = 1, ahead: tuple[list[str], Prepared] | None = None,

@@ -28,15 +28,15 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from checker import caches
 from checker.analysis.witness import SEED, Sampled, confirm, sample_violation, searchable
-from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.errors import RulecheckError
+from checker.evidence.results import Result
+from checker.evidence.size_check import SizeCheck
+from checker.lang import caches
 from checker.lang.model import Config, Model
 from checker.lang.properties import bind
+from checker.pipeline.dispatch import Pool, SerialPool, run_in_order
 from checker.pipeline.growth import filed_entries, representative
-from checker.results import Result
-from checker.size_check import SizeCheck
 
 GAMES = 200  # seeded random games per finding at the document's size
 MAX_STATES = 100_000  # states the games and guided walks of one finding step through at most

@@ -54,19 +54,19 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any
 
-from checker import caches
 from checker.analysis.bounds import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES, SINGLES_ALLOWANCE, Growth, grow
 from checker.analysis.witness import SEED, find_violation, searchable
-from checker.dispatch import Pool
 from checker.engines.explicit import Budget
 from checker.errors import RulecheckError
-from checker.growth_check import GrowthCheck, Outcome, SingleGrowth
+from checker.evidence.growth_check import GrowthCheck, Outcome, SingleGrowth
+from checker.evidence.results import Result
+from checker.lang import caches
 from checker.lang.model import Config
 from checker.lang.properties import BoundProperty, bind
 from checker.lang.property_kinds import KINDS, KindClass
+from checker.pipeline.dispatch import Pool
 from checker.pipeline.options import EngineChoice
 from checker.report.findings import FindingEvidence, group_findings
-from checker.results import Result
 
 CACHE_DIR = caches.PROJECT_DIR
 
@@ -81,7 +81,7 @@ def representative(entry: FindingEvidence) -> Result:
 def filed_entries(results: list[Result]) -> list[FindingEvidence]:
     """The filed findings the results show, game by game, without those filed as bound
     artefacts: what the growth, invented-number and document-size re-checks re-check."""
-    from checker.findings import suite_findings
+    from checker.evidence.findings import suite_findings
 
     entries: list[FindingEvidence] = []
     for folder in sorted({r.model.folder for r in results}):
@@ -94,9 +94,9 @@ def growth_checks(results: list[Result], max_states: int, timeout: float, cache_
     """Re-check every filed finding the results show (not those filed as bound artefacts) and
     attach each outcome to the failing results of its finding (`Result.growth`). With `jobs`
     above 1 the findings are re-checked in that many worker processes (those of `pool` when
-    given: the check's own, `checker.runner.check_pool`); outcomes are attached in the serial
+    given: the check's own, `checker.pipeline.runner.check_pool`); outcomes are attached in the serial
     order either way."""
-    from checker.dispatch import SerialPool, process_pool, run_in_order
+    from checker.pipeline.dispatch import SerialPool, process_pool, run_in_order
 
     entries = filed_entries(results)
     chosen = [(e.id, representative(e)) for e in entries]
@@ -153,7 +153,7 @@ class SharedRuns:
         self.kept: dict[tuple, dict[str, Result]] = {}
 
     def check(self, prop: BoundProperty, config: Config, options: Any) -> Result:
-        from checker.runner import check_config
+        from checker.pipeline.runner import check_config
 
         key = (tuple(sorted(config.readings.items())), tuple(sorted((k, repr(v)) for k, v in config.constants.items())))
         if key not in self.kept:
@@ -293,7 +293,7 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
     """Decide the representative's property under a larger configuration (alone, or in the
     group's shared run where that gives the same verdict); `larger=False`: under another
     configuration, where holding in fewer states still counts."""
-    from checker.runner import CheckOptions, check_config
+    from checker.pipeline.runner import CheckOptions, check_config
 
     # Stopped at the first violation, in either back-end (`Budget.stop_when_decided`; `auto`
     # interprets a large one natively, never compiling it). Not the verdict cache: the outcomes
@@ -342,7 +342,7 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
     """A `leads-to` that holds because its `from` is never reached says nothing about the
     finding: the larger game must still reach that situation (one more run, stopped as soon as
     it is)."""
-    from checker.runner import CheckOptions, check_config
+    from checker.pipeline.runner import CheckOptions, check_config
 
     prop = result.prop
     if prop.kind != "leads-to":
@@ -358,7 +358,7 @@ def _still_ends(result: Result, config: Config, budget: Budget) -> bool:
     stuck at once, say, when a cap admits no hand): a property that holds there says nothing
     about the finding. The game must still reach an end somewhere (one more run, stopped as
     soon as it does)."""
-    from checker.runner import CheckOptions, check_config
+    from checker.pipeline.runner import CheckOptions, check_config
 
     prop = result.prop
     ends = BoundProperty(replace(prop, id=f"{prop.id}-ends", kind="reachable", texts={"expr": ("the end of the game", prop.loc)}), expr=result.model.terminal)

@@ -3,13 +3,13 @@ only, each once), then the pages rendered by `checker.report.html`, which explor
 
 from __future__ import annotations
 
-from checker.analysis.statespace import explore_space
+from checker.engines.statespace import explore_space
 from checker.errors import RulecheckError
+from checker.evidence.results import Result
 from checker.lang.compile import CompiledModel
 from checker.report.html import write_html
 from checker.report.html.game_page import graph_results
 from checker.report.html.state_graph import EXPLORE_SECONDS, EXPLORE_STATES, Drawn, StateGraphs, config_key, drawn_from, to_explore
-from checker.results import Result
 
 
 def write_report(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None) -> list[str]:

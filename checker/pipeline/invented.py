@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 
-from checker import caches
 from checker.analysis.bounds import GROWTH_FACTOR, GROWTH_TIMEOUT, MIN_STATES
-from checker.dispatch import Pool, SerialPool, run_in_order
 from checker.engines.explicit import Budget
+from checker.evidence.results import Result
+from checker.evidence.value_check import ValueCheck, ValueTried
+from checker.lang import caches
 from checker.lang.model import Config, Constant
+from checker.pipeline.dispatch import Pool, SerialPool, run_in_order
 from checker.pipeline.growth import filed_entries, recheck_at, representative
-from checker.results import Result
-from checker.value_check import ValueCheck, ValueTried
 
 CACHE_DIR = caches.PROJECT_DIR
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 from checker.analysis.classify import ORDER
 from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.size_odds import GAMES, Played, SizedOption, play
-from checker.dispatch import Handle, Pool, SerialPool, collect, submit_all
 from checker.errors import RulecheckError
 from checker.lang.model import Config, Model
+from checker.pipeline.dispatch import Handle, Pool, SerialPool, collect, submit_all
 from checker.pipeline.full_size import document_constants, invented_sizes, sizes_in_words
 
 Job = tuple[Model, Config, int]  # a configuration at the document's size, and its games

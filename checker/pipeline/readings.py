@@ -13,24 +13,46 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from checker import caches
-from checker.analysis.impact import ModelImpact, Plan, Settings, analyse_models, assemble, explore_item, moot_in_pairs, plan_models
+from checker.analysis.impact import Explored, Item, ModelImpact, Plan, Settings, assemble, explore_item, moot_in_pairs, plan_models
 from checker.analysis.reading_growth import ReadingGrowth, recheck_readings
 from checker.analysis.size_odds import SizedOption
 from checker.analysis.warm import warm_loops
-from checker.dispatch import Handle, Pool, SerialPool, collect, submit_all
-from checker.lang.model import Model
+from checker.evidence.results import Result
+from checker.lang import caches
+from checker.lang.model import Config, Model
 from checker.pipeline import reading_size
+from checker.pipeline.dispatch import Handle, Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.report.reading_impact import ReadingRow, ReadingsPart, readings
-from checker.results import Result
 
 if TYPE_CHECKING:
-    from checker.runner import GameModels
+    from checker.pipeline.runner import GameModels
 
 CACHE_DIR = caches.PROJECT_DIR
 
 # one game's analysis, its lines' growth re-checks, and its options played at the document's size
 Prepared = tuple[list[ModelImpact], dict[tuple[str, str, str], ReadingGrowth], dict[tuple[str, str], SizedOption]]
+
+
+def analyse_model(model: Model, settings: Settings, baseline: Config | None = None, jobs: int = 1) -> ModelImpact:
+    """Every reading option of one model against the default combination (`analyse_models`)."""
+    return analyse_models([model], settings, jobs, baseline)[0]
+
+
+def analyse_models(models: list[Model], settings: Settings, jobs: int = 1, baseline: Config | None = None) -> list[ModelImpact]:
+    """Every reading option of each model against its default combination. With `jobs` above
+    1 the configurations of all the models are explored in that many worker processes (each
+    option's divergence search and exploration is independent of the others'); the outcome is
+    the serial one. `seconds` counts the CPU time of each model's explorations wherever they ran."""
+    plans, items = plan_models(models, settings, baseline)
+    return assemble(plans, _explore_all(items, jobs), settings)
+
+
+def _explore_all(items: list[Item], jobs: int) -> list[Explored]:
+    """`explore_item` of every item, in order, in up to `jobs` worker processes."""
+    if jobs > 1 and len(items) > 1:
+        with process_pool(min(jobs, len(items))) as pool:
+            return run_in_order(explore_item, items, pool)
+    return run_in_order(explore_item, items, SerialPool())
 
 
 def analyse_for_errata(models: list[Model], settings: Settings | None = None, jobs: int = 1) -> list[ModelImpact]:

@@ -12,9 +12,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from checker.evidence.results import Result
 from checker.lang.model import Model
 from checker.report.findings import FAILING, FindingEvidence
-from checker.results import Result
 
 
 def where(r: Result) -> str:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker.errors import RulecheckError
+from checker.evidence.results import Result
 from checker.report.findings import NOT_A_DEFECT, group_findings
-from checker.results import Result
 
 
 def finding_fingerprint(game: str, finding_id: str) -> str:
@@ -33,7 +33,7 @@ def finding_fingerprint(game: str, finding_id: str) -> str:
 
 def findings_json(results: list[Result]) -> list[dict[str, Any]]:
     """Every finding the results show, game by game, for the JSON output (and later baselines)."""
-    from checker.findings import suite_findings
+    from checker.evidence.findings import suite_findings
 
     games: dict[str, list[Result]] = {}
     for result in results:

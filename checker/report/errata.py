@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from checker.findings import suite_findings
+from checker.evidence.findings import suite_findings
+from checker.evidence.results import Result
+from checker.evidence.trace import to_json
 from checker.lang.expr import SlotRef, walk
 from checker.lang.model import Assumption, Model
 from checker.lang.properties import bind
@@ -32,11 +34,9 @@ from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, f
 from checker.report.markdown_escape import escaped_page
 from checker.report.reading_impact import ReadingRow, ReadingsPart
 from checker.report.short_trace import short_trace
-from checker.results import Result
-from checker.trace import to_json
 
 if TYPE_CHECKING:
-    from checker.fix_check import FixCheck
+    from checker.evidence.fixes import FixCheck
 
 # What a finding of each severity does to the game, as the page's one line says it.
 SEVERITY_WORDS = {

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from checker.findings import suite_findings
+from checker.evidence.findings import suite_findings
+from checker.evidence.results import Result
+from checker.evidence.trace import narrative, to_json
 from checker.lang.model import Model
 from checker.report.appendix import (
     assumption_link,
@@ -32,11 +34,9 @@ from checker.report.appendix import (
 from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
 from checker.report.markdown_escape import escaped_page
-from checker.results import Result
-from checker.trace import narrative, to_json
 
 if TYPE_CHECKING:
-    from checker.fix_check import FixCheck
+    from checker.evidence.fixes import FixCheck
 
 CLASS_WORDS = {"contradiction": "contradiction", "gap": "gap", "ambiguity": "ambiguity", "dead-rule": "dead rule", "bound-artefact": "bound artefact"}
 

@@ -30,8 +30,8 @@ import re
 from typing import Any
 
 from checker.errors import RulecheckError
-from checker.results import Result
-from checker.trace import Trace, jsonable_constants, to_itf, to_json
+from checker.evidence.results import Result
+from checker.evidence.trace import Trace, jsonable_constants, to_itf, to_json
 
 EVIDENCE_FORMAT = "rulecheck-evidence"
 EVIDENCE_VERSION = 2

@@ -6,7 +6,7 @@ overstated or understated by its author. The rule, from worst to mildest:
 - **game-breaking**: some failing property says the game ends or never gets stuck (`terminates`,
   `deadlock-free`, `can-end`), except a `terminates` property whose every failure shows a loop
   only chance keeps going, in a game that ends with probability 1 whatever anyone chooses
-  (`checker.evidence.loop_left_surely`, `checker.sure_end`): no player can make such a game go
+  (`checker.evidence.confirm.loop_left_surely`, `checker.engines.sure_end`): no player can make such a game go
   on for ever, only its length has no bound; and except a finding narrowed to such loops
   (`loop: chance-only`, each left with probability 1): the game's other endless plays are the
   evidence of other findings (or of an unfiled one), not of this one;
@@ -28,15 +28,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from checker.errors import RulecheckError
-from checker.findings import SuiteFinding
-from checker.growth_check import GrowthCheck
+from checker.evidence.findings import SuiteFinding
+from checker.evidence.growth_check import GrowthCheck
+from checker.evidence.results import Result
+from checker.evidence.size_check import SizeCheck
+from checker.evidence.value_check import ValueCheck
 from checker.lang.expr import Expr, SlotRef, walk
 from checker.lang.model import Model
 from checker.lang.properties import bind
 from checker.lang.property_kinds import GAME_BREAKING, KINDS
-from checker.results import Result
-from checker.size_check import SizeCheck
-from checker.value_check import ValueCheck
 
 SEVERITIES = ("game-breaking", "outcome-changing", "rules-visible", "cosmetic")
 FAILING = ("fails", "error")
@@ -193,7 +193,7 @@ def chance_left(result: Result) -> bool:
 
 def _left_but_not_sure(result: Result) -> bool:
     """A failing `terminates` result whose loop only chance keeps going, in a game that can
-    still fail to end some other way (`checker.sure_end` answered no)."""
+    still fail to end some other way (`checker.engines.sure_end` answered no)."""
     trace = result.trace
     return trace is not None and trace.shape == "lasso" and trace.game_ends_surely is False
 

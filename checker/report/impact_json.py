@@ -6,7 +6,7 @@ from typing import Any
 
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact
-from checker.trace import Step, to_json
+from checker.evidence.trace import Step, to_json
 
 
 def _step(step: Step) -> dict[str, Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.results import Result
-from checker.trace import jsonable_constants, to_json
+from checker.evidence.results import Result
+from checker.evidence.trace import jsonable_constants, to_json
 
 
 def result_json(result: Result) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
+from checker.evidence.results import Result
 from checker.report.evidence_files import evidence_path
-from checker.results import Result
 
 
 def case_name(result: Result) -> str:

@@ -21,10 +21,10 @@ from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.outcomes import POLICIES, Impact
 from checker.analysis.reading_growth import ReadingGrowth
 from checker.analysis.size_odds import SizedOption, outcome_words
+from checker.evidence.results import Result
+from checker.evidence.trace import Trace, narrative, outcomes_after, to_json
 from checker.lang.model import Model, Reading
 from checker.report.appendix import assumption_link
-from checker.results import Result
-from checker.trace import Trace, narrative, outcomes_after, to_json
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",

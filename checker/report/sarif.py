@@ -32,12 +32,12 @@ from typing import Any
 
 from checker import DISTRIBUTION
 from checker.errors import Loc
-from checker.findings import suite_findings
+from checker.evidence.findings import suite_findings
+from checker.evidence.results import Result
+from checker.evidence.trace import Trace
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, FindingEvidence, group_findings
 from checker.report.junit import repository_path, unexpected_message
-from checker.results import Result
-from checker.trace import Trace
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL_OF_SEVERITY = {"game-breaking": "error", "outcome-changing": "error", "rules-visible": "warning", "cosmetic": "note", NOT_A_DEFECT: "none"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from checker.trace import _View, doc_states
+from checker.evidence.trace import _View, doc_states
 
 MAX_STEPS = 6  # steps shown on the page at most (the point's, the rest folded; 16 findings fit a 500-line page)
 LAST_STEPS = 3  # the steps just before the violation, always shown

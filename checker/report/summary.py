@@ -10,13 +10,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from checker.findings import suite_findings
-from checker.growth_check import Outcome
+from checker.evidence.findings import suite_findings
+from checker.evidence.growth_check import Outcome
+from checker.evidence.results import Result
+from checker.evidence.scenario_run import ScenarioResult
 from checker.report.errata_details import game_results
 from checker.report.evidence_files import evidence_path
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
-from checker.results import Result
-from checker.scenario_run import ScenarioResult
 
 GROWTH_WORDS = {Outcome.SURVIVES: "survive", Outcome.VANISHES: "vanish", Outcome.NOT_RECHECKED: "not re-checked"}
 MAX_UNEXPECTED_LINES = 20  # beyond this the summary would no longer fit on a screen

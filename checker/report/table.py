@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from checker.evidence.results import Result
 from checker.report.terminal import print_table
-from checker.results import Result
 
 STYLE = {"holds": "green", "fails": "red", "undecided": "yellow", "error": "bold red"}
 

@@ -29,12 +29,12 @@ from hypothesis import assume, event
 from hypothesis.control import currently_in_test_context
 
 from checker.errors import ModellingError, RulecheckError
+from checker.evidence.trace import ReplayMismatch
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter, freeze
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS, KindClass
-from checker.trace import ReplayMismatch
 from tests.conformance.generated import BUNDLED, EXAMPLES, HERE, PROFILE, configs
 from tests.symbolic_support import bound_props, run, trace_len
 
@@ -418,9 +418,9 @@ class CompiledPasses:
 
     def differences(self, case: Case) -> list[str]:
         from checker.analysis.outcomes import longest_play
-        from checker.analysis.statespace import explore_space
         from checker.engines import explicit
         from checker.engines.explicit import Budget
+        from checker.engines.statespace import explore_space
 
         exp, found = explicit.explore(CompiledModel(case.model, case.config), case.props, Budget(200_000, 120.0))
         python = self.with_passes(1 << 62, explicit.decide, exp, case.props, found)
@@ -802,7 +802,7 @@ class Space:
 
     @classmethod
     def agree(cls, compiled: CompiledModel, max_states: int) -> list[str]:
-        from checker.analysis import statespace
+        from checker.engines import statespace
         from checker.engines.native import engine
 
         python = statespace.explore_space_in_python(compiled, max_states, 600.0)
@@ -823,7 +823,7 @@ class Space:
 
     def mutant(self) -> AbstractContextManager[None]:
         """The interpreter's space with its first state's terminal flag flipped."""
-        from checker.analysis import statespace
+        from checker.engines import statespace
 
         def flip(space: Any) -> Any:
             space.terminal = bytearray([1 - space.terminal[0]]) + space.terminal[1:] if space.terminal else bytearray([1])

@@ -16,9 +16,12 @@ import pytest
 
 pytest.importorskip("numba")
 
-from checker.analysis import divergence, evidence, statespace, witness, witness_native  # noqa: E402
+from checker.analysis import divergence, evidence, witness, witness_native  # noqa: E402
 from checker.analysis.evidence import CAN_END, ENDS_SURELY, OUTCOME, STUCK_REACHABLE  # noqa: E402
-from checker.engines import simulate  # noqa: E402
+from checker.engines import (
+    simulate,  # noqa: E402
+    statespace,  # noqa: E402
+)
 from checker.engines.native import engine  # noqa: E402
 from checker.errors import ModellingError  # noqa: E402
 from checker.lang.build import load_model  # noqa: E402

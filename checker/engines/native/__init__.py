@@ -14,7 +14,7 @@ import os
 import sys
 from enum import StrEnum
 
-from checker import caches
+from checker.lang import caches
 from checker.lang.property_kinds import KINDS
 
 

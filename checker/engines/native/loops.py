@@ -260,7 +260,7 @@ def out_rows(ctx):
     return ctx[8][7]
 
 
-# -- the impact analysis's state space (checker/analysis/statespace.py, explore_space_natively) -----------------------
+# -- the impact analysis's state space (checker/engines/statespace.py, explore_space_natively) -----------------------
 # meta: 0 states, 1 next state to expand, 2 moves stored, 3 depth, 4 the end of the current layer,
 # 5 the state budget. status: 0 chunk done, 1 complete, 2 past the budget, 4 arrays full.
 

@@ -22,9 +22,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from checker import caches
 from checker.engines.native.vm_code import Bytecode
-from checker.lang import cache_bounds
+from checker.lang import cache_bounds, caches
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 

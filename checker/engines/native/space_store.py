@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checker import caches
+from checker.lang import caches
 from checker.lang.compile import CompiledModel
 
 ENV = "RULECHECK_SPACES"

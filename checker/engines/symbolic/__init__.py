@@ -12,7 +12,7 @@ enumerating states:
 3. a `leads-to` whose `to` holds at the end of every play follows from a proved `terminates`
    and `deadlock-free` (`leads_to_by_termination`).
 
-The runner replays every counterexample in the reference interpreter (`checker.evidence.build_trace`)
+The runner replays every counterexample in the reference interpreter (`checker.evidence.confirm.build_trace`)
 before it is reported. Constants and readings are those of `config`, unless the options leave
 them free (`free_constants`: True for every constant, scalar or table, with bounded values, or a
 set of names; `free_readings`: True), in which case z3 chooses them and a counterexample says which.
@@ -29,10 +29,10 @@ from checker.engines.symbolic.induction import Window, k_induction, ranking
 from checker.engines.symbolic.interrupt import deferred_interrupts
 from checker.engines.symbolic.lemmas import Lemma, houdini, reached_ranges
 from checker.engines.symbolic.unroll import query
+from checker.engines.verdict import EngineName, Status, Verdict, evidence_of
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
-from checker.verdict import EngineName, Status, Verdict, evidence_of
 
 MAX_INDUCTION_K = 8
 # The explicit exploration that proposes strengthening lemmas: at most this many states (and
@@ -96,7 +96,7 @@ def quantifier(kind: str, status: str, free: bool) -> str:
 
 
 class SymbolicEngine:
-    """The engine protocol (`checker.verdict.Engine`) for z3."""
+    """The engine protocol (`checker.engines.verdict.Engine`) for z3."""
 
     name = EngineName.SYMBOLIC
 

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import os
 
+from checker.evidence.results import Result
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.report.html.game_page import game_page
 from checker.report.html.page import esc, page
 from checker.report.html.state_graph import StateGraphs
-from checker.results import Result
 
 
 def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None, graphs: dict[str, StateGraphs] | None = None) -> list[str]:
     """Write `index.html` and `GAME.html` per game; returns the paths written. `impacts` maps a
     game to the HTML of its outcome-odds bars (absent: no such section), `graphs` a game to its
     traces' state graphs (made by `checker.pipeline.html`; absent: none drawn)."""
-    from checker.findings import suite_findings
+    from checker.evidence.findings import suite_findings
 
     games: dict[str, list[Result]] = {}
     for result in results:

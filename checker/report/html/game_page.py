@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from checker.findings import suite_findings
+from checker.evidence.findings import suite_findings
+from checker.evidence.results import Result
+from checker.evidence.trace import to_json
 from checker.lang.model import Model
 from checker.report.appendix import CLAUSE_STATES, clause_states, located, verdict_line, where
 from checker.report.errata_details import CLASS_WORDS
@@ -17,8 +19,6 @@ from checker.report.html.page import esc, page, plain
 from checker.report.html.phase_graph import phase_svg
 from checker.report.html.player import player_html
 from checker.report.html.state_graph import StateGraphs
-from checker.results import Result
-from checker.trace import to_json
 
 
 def game_page(folder: str, results: list[Result], impact_html: str = "", graphs: StateGraphs | None = None) -> str:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact
 from checker.analysis.outcomes import Impact
+from checker.evidence.trace import Trace, outcomes_after
 from checker.report.html.page import esc, plain
 from checker.report.html.player import player_html
-from checker.trace import Trace, outcomes_after
 
 
 def odds_html(impacts: list[ModelImpact]) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from checker.evidence.trace import Trace, _View, element_name, to_json
 from checker.report.html.page import esc, json_script
-from checker.trace import Trace, _View, element_name, to_json
 
 
 def player_data(trace: Trace) -> dict[str, Any]:

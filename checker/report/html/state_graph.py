@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.analysis.statespace import StateSpace
+from checker.engines.statespace import StateSpace
+from checker.evidence.results import Result
+from checker.evidence.trace import Trace, _jsonable_state, _View, display_info
 from checker.lang.model import Config, Model
 from checker.report.html.page import esc
-from checker.results import Result
-from checker.trace import Trace, _jsonable_state, _View, display_info
 
 STATE_GRAPH_LIMIT = 200  # reachable states; also in docs/report.md
 EXPLORE_SECONDS = 10.0  # per configuration (the pipeline explores)

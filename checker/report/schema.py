@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any
 
-from checker import findings
+from checker.evidence import findings
 from checker.lang import build, questions, scenarios
 from checker.lang.loader import FRAGMENT_KEY
 from checker.lang.properties import KINDS, OPTIONAL, VERDICTS

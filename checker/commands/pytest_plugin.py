@@ -25,7 +25,7 @@ import pytest
 if TYPE_CHECKING:  # the checker is imported only when a suite is collected: pytest loads this plugin in every run
     from _pytest._code.code import TerminalRepr
 
-    from checker.results import Result
+    from checker.evidence.results import Result
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,7 +64,7 @@ class SuiteFile(pytest.File):
         from checker.engines.explicit import Budget
         from checker.errors import RulecheckError
         from checker.limits import allow_deep_expressions
-        from checker.runner import CheckOptions, check_selection, load_games, plan_model
+        from checker.pipeline.runner import CheckOptions, check_selection, load_games, plan_model
 
         allow_deep_expressions()
         config = self.config
@@ -120,7 +120,7 @@ class Exploration:
 
     def _run(self, config: pytest.Config) -> None:
         from checker.errors import ModellingError, RulecheckError
-        from checker.runner import run_job
+        from checker.pipeline.runner import run_job
 
         job = self.job
         job.props = [p for p in job.props if p.prop.id in self.selected]
@@ -182,7 +182,7 @@ def failure_text(result: Result, out: str | None) -> str:
     if result.detail:
         lines.append(result.detail)
     if result.trace is not None:
-        from checker.trace import narrative, to_json
+        from checker.evidence.trace import narrative, to_json
 
         if out is not None:
             from checker.report.evidence_files import evidence_path

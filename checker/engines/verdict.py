@@ -161,7 +161,7 @@ class Verdict:
     config: Config | None = None  # the configuration the evidence lives in, when the engine chose it (free constants)
     evidence: Evidence | None = None  # the play that shows the verdict, from an initial state
     note: str = ""
-    reused: bool = False  # taken from the verdict cache (`checker.verdict_cache`), not decided in this run
+    reused: bool = False  # taken from the verdict cache (`checker.evidence.verdict_cache`), not decided in this run
     # a run that leaves constants or readings free decides for a set of configurations at once:
     # "every" (the verdict holds of each) or "some" (of the one in `config`); "" for one configuration
     quantifier: str = ""

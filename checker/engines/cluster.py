@@ -35,7 +35,7 @@ def require_dask(flag: str) -> None:
 
 
 class ClusterPool:
-    """The dispatch protocol (`checker.dispatch.Pool`) over a Dask client. A task lost with its
+    """The dispatch protocol (`checker.pipeline.dispatch.Pool`) over a Dask client. A task lost with its
     worker is run again elsewhere by the scheduler (up to its `allowed-failures`, 3 by default);
     an exception raised by the task itself is not retried: it is the model's, and it is
     reported once."""
@@ -99,7 +99,7 @@ def local_cluster(workers: int) -> Any:
 def check_workers(client: Any, address: str) -> None:
     """Every worker must run the same checker code as this process (a job carries a pickled
     model whose meaning is the code's), and there must be at least one worker."""
-    from checker.caches import code_digest
+    from checker.lang.caches import code_digest
 
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)

@@ -17,13 +17,13 @@ import os
 from dataclasses import dataclass
 
 from checker.errors import Loc, RulecheckError
-from checker.findings import load_findings
+from checker.evidence.findings import load_findings
 from checker.lang.build import load_model
 from checker.lang.loader import CLAUSE_FILE, FRAGMENT_KEY, NOT_MODELS, QUESTION_FILE, model_files
 from checker.lang.model import Model
 from checker.lang.properties import bind, load_suite, suite_path
 from checker.lang.yamlsrc import YMap, load_yaml
-from checker.runner import GameModels, load_games
+from checker.pipeline.runner import GameModels, load_games
 
 
 @dataclass

@@ -29,10 +29,10 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar, get_args
 
-from checker import caches
+from checker.engines.verdict import EngineName, Evidence, Status, Verdict
+from checker.lang import caches
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
-from checker.verdict import EngineName, Evidence, Status, Verdict
 
 CACHE_DIR = os.path.join(caches.PROJECT_DIR, "verdicts")
 FORMAT = "verdicts-3"  # changes when what is stored changes shape

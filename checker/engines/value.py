@@ -25,11 +25,11 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 
-from checker.analysis.outcomes import attractor, outcome_labels, win_labels
-from checker.analysis.statespace import CHANCE, StateSpace, explore_space
 from checker.engines.explicit import Exploration
 from checker.engines.finding import Finding
+from checker.engines.game_graph import attractor, outcome_labels, win_labels
 from checker.engines.graph import is_cyclic, strongly_connected
+from checker.engines.statespace import CHANCE, StateSpace, explore_space
 from checker.lang.properties import BoundProperty
 
 TOLERANCE = 1e-9

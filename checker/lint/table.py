@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from checker.citation_check import game_citation_problems
 from checker.errors import RulecheckError
-from checker.explained import unexplained
 from checker.lang.model import Model
-from checker.lint import restating_properties, summarise
+from checker.lint.checks import restating_properties, summarise
+from checker.lint.citations import game_citation_problems
+from checker.lint.explained import unexplained
 
 if TYPE_CHECKING:
-    from checker.lint_scope import LintScope
+    from checker.lint.scope import LintScope
 
 
 def lint_table(scopes: list[LintScope], details: bool) -> tuple[Table, list[str]]:

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from checker.lang.compile import CompiledModel
 
 if TYPE_CHECKING:
-    from checker.analysis.statespace import StateSpace
     from checker.engines.native.space_store import StoredSpace
+    from checker.engines.statespace import StateSpace
 
 Options = dict[int, list[frozenset[int]]]
 
@@ -80,8 +80,8 @@ def _whole_graph(compiled: CompiledModel, max_states: int) -> StateSpace | Store
     """The configuration's whole reachable graph, explored in the interpreter, or the one this
     process's check just read from the run's store (`space_store.recent`, what that exploration
     gives); None without numba, past `GRAPH_FACTOR * max_states` states or at a modelling error."""
-    from checker.analysis.statespace import explore_space
     from checker.engines.native import space_store, unavailable_reason
+    from checker.engines.statespace import explore_space
 
     if unavailable_reason() is not None:
         return None

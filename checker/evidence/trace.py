@@ -68,8 +68,8 @@ class Trace:
     error: Exception | None = None  # shapes error/property-error: the modelling error, as replayed
     display: dict[str, Any] = field(default_factory=dict)  # how to show slots and values (see display_info)
     loop_deciders: frozenset[str] | None = None  # a classified endless loop: who chooses to go round it
-    loop_left: bool = False  # ... only chance keeps it going, and chance leaves it with probability 1 (checker.evidence.loop_left_surely)
-    game_ends_surely: bool | None = None  # ... only chance keeps it going: whether the game ends with probability 1 (checker.sure_end)
+    loop_left: bool = False  # ... only chance keeps it going, and chance leaves it with probability 1 (checker.evidence.confirm.loop_left_surely)
+    game_ends_surely: bool | None = None  # ... only chance keeps it going: whether the game ends with probability 1 (checker.engines.sure_end)
 
     def states(self) -> list[State]:
         return [self.initial, *(s.state for s in self.steps)]

@@ -13,17 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from checker import verdict_cache
 from checker.engines.backend import stepping
+from checker.engines.sure_end import ends_surely
+from checker.engines.verdict import Branches, Evidence, Lasso, Path, PropertyError, Strategy
 from checker.errors import ModellingError
+from checker.evidence import verdict_cache
+from checker.evidence.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
 from checker.lang.expr import Expr
 from checker.lang.interp import Interpreter, State, freeze, shared_interpreter
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 from checker.lang.property_kinds import KINDS
-from checker.sure_end import ends_surely
-from checker.trace import ReplayMismatch, Trace, display_info, make_step, replay_path
-from checker.verdict import Branches, Evidence, Lasso, Path, PropertyError, Strategy
 
 # The largest reachable graph on which `ends_surely` is decided for a chance-sustained loop (a
 # larger one leaves the claim undecided, and the finding game-breaking). The answer explores the
@@ -97,7 +97,7 @@ def describe_deciders(deciders: frozenset[str]) -> str:
 def loop_left_surely(interp: Interpreter, trace: Trace) -> bool:
     """Whether only chance keeps play on the trace's loop and play leaves it with probability 1,
     whatever anyone chooses, decided from the replayed states. It is what makes the whole-game
-    question worth asking (`checker.sure_end`, on which a finding's severity rests): a loop a
+    question worth asking (`checker.engines.sure_end`, on which a finding's severity rests): a loop a
     player can repeat already answers it.
 
     At every state of the loop that offers more than one next state, each move that stays among
@@ -128,7 +128,7 @@ def loop_note(deciders: frozenset[str], exits: bool | None, left: bool = False, 
     (nothing but the rules, only chance, only players' choices, or both chance and choices) and,
     when known, whether it can be left. `deciders` are `loop_deciders`; `exits` is the engine's
     answer whether the loop's strongly connected component has a way out (None: not known);
-    `left` is `loop_left_surely`; `game_ends` is the whole game's answer (`checker.sure_end`), asked only for a loop that
+    `left` is `loop_left_surely`; `game_ends` is the whole game's answer (`checker.engines.sure_end`), asked only for a loop that
     chance alone keeps going (None: not asked or not decided)."""
     players = bool(deciders - {"rules", "chance"})
     if not deciders or deciders == {"rules"}:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from checker.growth_check import Outcome
+from checker.evidence.growth_check import Outcome
 
 
 @dataclass(frozen=True)

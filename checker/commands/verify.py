@@ -16,8 +16,10 @@ import glob
 import os
 from typing import Any
 
+from checker.commands.trace_io import load_trace
 from checker.errors import Loc, ModellingError, RulecheckError
-from checker.evidence import confirm
+from checker.evidence.confirm import confirm
+from checker.evidence.trace import ReplayMismatch, Step, Trace, changes, make_step, step_json
 from checker.lang.build import load_model
 from checker.lang.interp import Interpreter, State, Transition
 from checker.lang.loader import model_files
@@ -25,8 +27,6 @@ from checker.lang.model import Config, Model
 from checker.lang.piles import lengths_of, unfold
 from checker.lang.properties import bind, load_suite, properties_for, suite_path
 from checker.report.evidence_files import SHARED_FILE
-from checker.trace import ReplayMismatch, Step, Trace, changes, make_step, step_json
-from checker.trace_io import load_trace
 
 
 class StaleTrace(Exception):

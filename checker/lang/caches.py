@@ -72,7 +72,7 @@ def code_digest() -> str:
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
         digest = hashlib.sha256(sys.version.encode())
-        package = os.path.dirname(os.path.abspath(__file__))
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # checker/, from checker/lang/
         for path in sorted(glob.glob(os.path.join(package, "**", "*.py"), recursive=True)):
             digest.update(os.path.relpath(path, package).encode())
             with open(path, "rb") as handle:

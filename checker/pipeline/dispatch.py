@@ -2,7 +2,7 @@
 
 One implementation for every place the check matrix runs: in this process (`--jobs 1`), in
 worker processes on this machine (`--jobs N`) or on a Dask cluster (`--cluster`, see
-`checker.cluster`). Whatever the pool, outputs are read in submission order, so a run's output
+`checker.engines.cluster`). Whatever the pool, outputs are read in submission order, so a run's output
 is the serial run's byte for byte; the first failure in that order is the one raised (once),
 and the jobs still pending are cancelled. Nothing here writes anything: a run that stops
 half-way, by an error or Ctrl-C, leaves no output behind.
@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from checker.gc_policy import tune_collector
+from checker.pipeline.gc_policy import tune_collector
 
 
 class Handle(Protocol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.trace import Trace
+from checker.evidence.trace import Trace
 
 
 @dataclass(frozen=True)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from checker.evidence import build_trace
-from checker.growth_check import GrowthCheck
+from checker.engines.verdict import EngineName, Path, Status
+from checker.evidence.confirm import build_trace
+from checker.evidence.growth_check import GrowthCheck
+from checker.evidence.size_check import SizeCheck
+from checker.evidence.trace import Trace
+from checker.evidence.value_check import ValueCheck
 from checker.lang.interp import State
 from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty, Property
 from checker.lang.property_kinds import KINDS
-from checker.size_check import SizeCheck
-from checker.trace import Trace
-from checker.value_check import ValueCheck
-from checker.verdict import EngineName, Path, Status
 
 STATUSES = tuple(Status)
 

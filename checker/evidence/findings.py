@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from checker.errors import Loc, RulecheckError, did_you_mean
+from checker.evidence.trace import Trace
 from checker.lang.model import Model
 from checker.lang.properties import suite_path
 from checker.lang.yamlsrc import YList, YMap, load_yaml
-from checker.trace import Trace
 
 if TYPE_CHECKING:
-    from checker.results import Result
+    from checker.evidence.results import Result
 
 CLASSES = ("contradiction", "gap", "ambiguity", "dead-rule", "bound-artefact")
 REQUIRED = ("id", "title", "class", "scenario", "proposed")

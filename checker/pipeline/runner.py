@@ -13,28 +13,39 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from checker import caches, cluster, verdict_cache
-from checker.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
+from checker.engines import cluster
 from checker.engines.backend import ExplicitEngine
 from checker.engines.distributed import DistributedEngine, graph_notice, searched
 from checker.engines.explicit import Budget, Progress
 from checker.engines.native import Backend
+from checker.engines.verdict import EngineName, Path, Status, Verdict
 from checker.errors import Loc, RulecheckError, did_you_mean, warn
-from checker.evidence import build_trace, describe_deciders
-from checker.findings import SuiteFinding, check_finding_names, load_findings
+from checker.evidence import verdict_cache
+from checker.evidence.confirm import build_trace, describe_deciders
+from checker.evidence.findings import SuiteFinding, check_finding_names, load_findings
+from checker.evidence.results import Result
+from checker.evidence.scenario_run import ScenarioResult, scenario_results
+from checker.lang import caches
 from checker.lang.build import load_model
-from checker.lang.expr import ReadingRef, walk
 from checker.lang.loader import model_files
 from checker.lang.model import Config, Model
-from checker.lang.properties import GENERIC, BoundProperty, Property, bind, check_expect_names, load_suite, properties_for, suite_path
+from checker.lang.properties import (
+    GENERIC,
+    BoundProperty,
+    Property,
+    bind,
+    check_expect_names,
+    load_suite,
+    properties_for,
+    referenced_readings,
+    suite_path,
+)
 from checker.lang.scenarios import Scenario, bind_scenario, load_scenarios
 from checker.lang.symmetry import check_expressions, check_symmetric
 from checker.lang.yamlsrc import ABSENT, MAX_DIGITS
 from checker.limits import OutOfBudget, allow_deep_expressions
+from checker.pipeline.dispatch import Pool, SerialPool, collect, process_pool, run_in_order, submit_all
 from checker.pipeline.options import EngineChoice, ReadingsMode
-from checker.results import Result
-from checker.scenario_run import ScenarioResult, scenario_results
-from checker.verdict import EngineName, Path, Status, Verdict
 
 
 @dataclass
@@ -298,24 +309,6 @@ def check_model(model: Model, suite: list[Property], options: CheckOptions) -> l
     return _run_jobs(plan_model(model, suite, options), options)
 
 
-def referenced_readings(model: Model, props: list[BoundProperty]) -> set[str]:
-    """The readings some expression, `only` or property of this model actually consults."""
-    exprs = [model.terminal, *model.init_where]
-    exprs += [e for e in (model.outcome,) if e is not None]
-    for elems in model.init.values():
-        for elem in elems.values():
-            exprs += [e for e in (elem.value, *(elem.choices or ())) if e is not None]
-    names: set[str] = set()
-    for action in model.actions.values():
-        names.update(action.only)
-        exprs += [action.guard, *(e for e in (action.weight, action.actor) if e is not None)]
-        for assign in action.assigns:
-            exprs += [assign.value, *assign.indices]
-    for prop in props:
-        exprs += [e for e in (prop.expr, prop.source, prop.target, prop.measure) if e is not None]
-    for expr in exprs:
-        names.update(node.name for node in walk(expr) if isinstance(node, ReadingRef))
-    return names
 
 
 def check_config(model: Model, config: Config, props: list[BoundProperty], options: CheckOptions) -> list[Result]:
@@ -510,7 +503,7 @@ def check_games(games: list[GameModels], options: CheckOptions, pool: Pool | Non
 
 
 def _run_jobs(jobs: list[Job], options: CheckOptions) -> list[Result]:
-    """Run jobs on the pool the options choose (`checker.dispatch`) and return the results in
+    """Run jobs on the pool the options choose (`checker.pipeline.dispatch`) and return the results in
     the order a serial run gives: model by model, reading combination by reading combination."""
     if options.engine == EngineChoice.DISTRIBUTED:
         _say_what_is_local(jobs)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from checker.errors import Loc, RulecheckError
+from checker.evidence.trace import TRACE_FORMAT, TRACE_VERSION, narrative, plays_what
 from checker.lang.yamlsrc import read_text
 from checker.report.evidence_files import EVIDENCE_FORMAT, EVIDENCE_VERSION, shared_table, trace_document
-from checker.trace import TRACE_FORMAT, TRACE_VERSION, narrative, plays_what
 
 
 def load_trace(path: str) -> dict:
