@@ -32,11 +32,11 @@ from typing import Any
 from checker import __version__
 from checker.analysis.count import Count
 from checker.engines.explicit import Budget
+from checker.engines.verdict import Status
 from checker.errors import RulecheckError
+from checker.evidence.results import Result
 from checker.lang.build import load_model as _load_model
 from checker.lang.model import Config, Model
-from checker.results import Result
-from checker.verdict import Status
 
 __all__ = ["Config", "Count", "Model", "Result", "RulecheckError", "Status", "__version__", "check", "count", "load_model"]
 
@@ -95,7 +95,7 @@ def check(
     [6, 6]
     """
     from checker.lang.properties import load_suite, suite_path
-    from checker.runner import CheckOptions, GameModels, check_model, check_paths, check_selection
+    from checker.pipeline.runner import CheckOptions, GameModels, check_model, check_paths, check_selection
 
     options = CheckOptions(
         engine=engine, budget=Budget(max_states, timeout), readings=readings, pinned=dict(reading or {}),
@@ -132,7 +132,7 @@ def count(
     (958, [('x_win', 626), ('o_win', 316), ('draw', 16)])
     """
     from checker.analysis.count import count_states
-    from checker.runner import reading_configs
+    from checker.pipeline.runner import reading_configs
 
     model = target if isinstance(target, Model) else load_model(target)
     config = reading_configs(model, "default", dict(reading or {}), {})[0]
