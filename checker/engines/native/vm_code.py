@@ -459,22 +459,16 @@ class Assembler:
         if op in ("any", "all"):
             return self.logic("or" if op == "any" else "and", [partial(self._quantified, expr, inner, state) for inner in envs])
         terms: list[tuple[Value, Value]] = []
-        for inner in envs:
+        for n, inner in enumerate(envs):
+            if self.limit is not None and n % 4096 == 4095:
+                self.limit.clock("aggregate terms")
             where = self.expr(expr.where, inner, state) if expr.where is not None else Const(True)
             if isinstance(where, Const) and not where.value:
                 continue
             with self.conditional(where):
                 terms.append((where, self.expr(expr.body, inner, state)))
         if op in ("sum", "count"):
-            total: Value = Const(0)
-            for where, body in terms:
-                value = body
-                if op == "count":
-                    value = Const(1 if body.value else 0) if isinstance(body, Const) else body
-                if isinstance(where, Ops):
-                    value = self.branch(where, self.ops(value), Ops([vm.PUSH, 0]))
-                total = self.arith("+", total, value)
-            return total
+            return self._total(op, terms)
         fold = vm.MIN_SKIPPING if op == "min" else vm.MAX_SKIPPING
         known = [b.value for w, b in terms if isinstance(w, Const) and isinstance(b, Const)]
         if terms and len(known) == len(terms):
@@ -485,6 +479,33 @@ class Assembler:
             out.extend(item)
             out.append(fold)
         out.append(vm.NOT_SKIP)
+        return out
+
+    def _total(self, op: str, terms: list[tuple[Value, Value]]) -> Value:
+        """A sum or count over its terms: the constant terms folded into one, the others added in
+        one program grown in place (folding term by term copied the program at every term, which
+        took hours on an aggregate of a million terms, out of reach of the budget's clock)."""
+        constant = 0
+        out = Ops()
+        for n, (where, body) in enumerate(terms):
+            if self.limit is not None and n % 4096 == 4095:
+                self.limit.clock("aggregate terms")
+            value = body
+            if op == "count":
+                value = Const(1 if body.value else 0) if isinstance(body, Const) else body
+            if isinstance(where, Ops):
+                value = self.branch(where, self.ops(value), Ops([vm.PUSH, 0]))
+            if isinstance(value, Const):
+                constant += value.value
+                continue
+            had_terms = bool(out)
+            out.extend(self.ops(value))
+            if had_terms:
+                out.append(_BINARY["+"])
+        if not out:
+            return Const(constant)
+        if constant:
+            out.extend([vm.PUSH, constant, _BINARY["+"]])
         return out
 
     def _quantified(self, expr: Agg, inner: dict, state: int) -> Value:
