@@ -135,6 +135,11 @@ def test_assumptions_and_questions_are_shown_with_their_answers(results):
     assert "4 question(s)" in questions and "3 answered, 1 open" in questions
     assert "Answer: assumption `no-skip`" in questions and "Answer: reading `extra`" in questions
     assert "Answer: out of scope: cosmetic" in questions and "**open**" in questions
+    # the main page counts them by what answers them and gives only the open one in full
+    main = main_page("g", results).split("## Questions a careful reading raises", 1)[1].split("## Assumptions", 1)[0]
+    assert "4 review questions of the text: 3 answered (1 by a reading, 1 by an assumption, 1 out of scope, with the reason)." in main
+    assert "(g-details.md#appendix-b-review-questions)" in main
+    assert '- <a id="q-open"></a>Who shuffles?' in main and "May a player wait?" not in main
 
 
 def test_a_failure_under_a_named_reading_is_claimed_only_there(tmp_path):

@@ -4,8 +4,8 @@
 finding once: its title, what it does to the game in one line, the rule text quoted once, the
 scenario, the proposed wording, and a short trace of the steps that make the point
 (`short_trace`; the rest folded); then one table of the readings (question, options, and what each
-option does to the game), the review questions with how the models answer them, and the
-assumptions. Everything else (where each finding shows, growth re-checks, full traces, the
+option does to the game), how many review questions each kind of answer settles (the open ones in
+full), and the assumptions. Everything else (where each finding shows, growth re-checks, full traces, the
 readings' divergence scenarios and impact tables, the verdict matrix, the clause index) is in
 `docs/errata/<game>-details.md` (`errata_details`), linked from the page, and in the HTML report.
 Both pages hold no timings or other run-dependent figures: the same models give the same bytes.
@@ -81,7 +81,7 @@ def main_page(folder: str, results: list[Result], models: list[Model], part: Rea
                   "Choices the rules offer a player that, under perfect play, never leave that player better placed and somewhere leave them worse "
                   "(over each model's whole game under the default readings):", ""]
         lines += [f"- {words}." for words in part.never_help] + [""]
-    lines += ["## Questions a careful reading raises", ""] + _faq(models, results, defects) + [""]
+    lines += ["## Questions a careful reading raises", ""] + _faq(models, results, defects, details) + [""]
     lines += ["## Assumptions", ""] + _assumptions(models)
     return escaped_page("\n".join(lines).rstrip() + "\n")
 
@@ -212,33 +212,35 @@ def _readings_table(rows: list[ReadingRow], details: str) -> list[str]:
     return lines
 
 
-def _faq(models: list[Model], results: list[Result], defects: list[FindingEvidence]) -> list[str]:
+def _faq(models: list[Model], results: list[Result], defects: list[FindingEvidence], details: str) -> list[str]:
+    """How the review questions are answered, counted by what answers them, with each open one in
+    full: every question and its answer is listed in the details page. Each answered question is
+    already on this page in another form (a finding's heading, a reading's row, an assumption), so
+    listing them here again was a tenth of the page saying nothing new."""
     questions = game_questions(models)
     if not questions:
         return [f"This game has no review questions yet (`models/{models[0].folder}/questions.yaml`)."]
     answers = answers_of(models, results)
-    findings: dict[str, list[str]] = {}
-    for number, entry in enumerate(defects, start=1):
-        for qid in finding_questions(entry, models):
-            findings.setdefault(qid, []).append(f"[finding {number}](#{anchor(entry)})")
-    lines = []
+    by_finding = {qid for entry in defects for qid in finding_questions(entry, models)}
+    kinds: dict[str, int] = {}
+    open_ones = []
     for q in questions:
-        said = findings.get(q.id) or list(dict.fromkeys(_short(a) for a in answers.get(q.id, [])))[:2]  # a reading every variant defaults its own way is named once
-        if getattr(q, "out_of_scope", ""):
-            said.append(f"out of scope: {q.out_of_scope}")
-        lines.append(f"- <a id=\"{q.id}\"></a>{q.question} \u2014 " + ("; ".join(said) if said else "**open**: nothing in the models answers it yet"))
+        said = answers.get(q.id, [])
+        kind = ("a finding" if q.id in by_finding else "a reading" if any(a.startswith("reading `") for a in said)
+                else "an assumption" if any(a.startswith("assumption `") for a in said) else "a property" if said
+                else "out of scope" if getattr(q, "out_of_scope", "") else "")
+        if kind:
+            kinds[kind] = kinds.get(kind, 0) + 1
+        else:
+            open_ones.append(q)
+    order = ("a finding", "a reading", "an assumption", "a property", "out of scope")
+    counted = ", ".join(f"{kinds[k]} {'out of scope, with the reason' if k == 'out of scope' else 'by ' + k}" for k in order if k in kinds)
+    answered = f"{len(questions) - len(open_ones)} answered ({counted})" if counted else "none answered yet"
+    lines = [f"{len(questions)} review questions of the text: {answered}. Every question with its answer is in [the details]({details}#appendix-b-review-questions)."]
+    if open_ones:
+        lines += ["", "Open (nothing in the models answers them yet):", ""]
+        lines += [f"- <a id=\"{q.id}\"></a>{q.question}" for q in open_ones]
     return lines
-
-
-def _short(answer: str) -> str:
-    """An answer's first words: a reading's name, an assumption's text, a property's verdict."""
-    if answer.startswith("reading `"):
-        name = answer.split("`")[1]
-        return f"reading [`{name}`](#readings)"
-    if answer.startswith("assumption `"):
-        name = answer.split("`")[1]
-        return f"assumption [`{name}`](#assumption-{name})"
-    return answer if len(answer) <= 120 else answer[:117].rstrip() + "..."
 
 
 def _assumptions(models: list[Model]) -> list[str]:
