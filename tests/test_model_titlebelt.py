@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FOLDER = os.path.join(ROOT, "models", "titlebelt")
 SUITE = os.path.join(ROOT, "properties", "titlebelt.yaml")
 JOBBER = os.path.join(FOLDER, "three-player-jobber.yaml")
-VARIANTS = ("two-player.yaml", "two-player-officials.yaml", "three-player.yaml", "three-player-jobber.yaml", "four-player.yaml")
+VARIANTS = ("two-player.yaml", "two-player-officials.yaml", "two-player-probe.yaml", "three-player.yaml", "three-player-jobber.yaml", "four-player.yaml")
 
 
 def test_every_cold_reading_question_is_answered_in_every_variant():

@@ -9,7 +9,8 @@ recorded again (Show'n'Go under every combination, the title belt under its defa
 purpose (new readings, the Roshambo rethrow, the winner's role; for the title belt's
 two-player-officials deck, a Referee or CEO played out of turn going to the discard pile after its
 own draw, cold reading R47; the title belt's default verdicts again for the property
-belt-revealed-before-final, with the same states and transitions). The default run compares every model
+belt-revealed-before-final, with the same states and transitions; the probe deck
+two-player-probe recorded when it was added). The default run compares every model
 under its default readings; `RULECHECK_REWRITE_FULL=1` compares every reading combination that
 `rulecheck check` runs by default (minutes of CPU: run it after changing a bundled model).
 """
