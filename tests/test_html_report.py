@@ -69,6 +69,11 @@ def parse(text: str) -> Balanced:
 
 
 def assert_self_contained(text: str) -> None:
+    """Nothing fetched and no address but one: 'play from here' posts, when clicked, to the
+    `rulecheck play` server on this machine (PLAY_ADDRESS), which is not a resource of the page."""
+    from checker.report.html.player import PLAY_ADDRESS
+
+    text = text.replace(f'action="{PLAY_ADDRESS}/from-trace"', 'action=""')
     assert not re.search(r"https?://", text), re.search(r".{40}https?://.{40}", text)
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\((?!#)", text)
 

@@ -9,9 +9,10 @@ import click
 def add_commands(group: click.Group) -> None:
     from checker.commands.count import count
     from checker.commands.init import init
+    from checker.commands.play import play
     from checker.commands.report import report
     from checker.commands.schema import schema
 
-    for command in (init, schema, report, count):
+    for command in (init, schema, report, count, play):
         group.add_command(command)
 

@@ -50,6 +50,7 @@ blockquote { margin: .5rem 0; padding: .25rem .75rem; border-left: 4px solid var
 .player { border: 1px solid var(--line); border-radius: .5rem; padding: .5rem 1rem; margin: 1rem 0; }
 .player:focus { outline: 3px solid #1a56a8; }
 .controls button { font: inherit; margin-right: .25rem; }
+.play-from { display: inline; }
 .steps li { margin: .2rem 0; }
 .steps li.current { background: #eef3fb; }
 .steps li.in-loop { border-left: 4px solid var(--loop); padding-left: .4rem; }
@@ -83,7 +84,8 @@ svg text { font: 12px system-ui, sans-serif; }
 # Left/right arrows (or j/k) step the focused player, Home/End jump; the state table highlights
 # what the current step changed and the state graph rings the current state; at the end of a lasso,
 # forward goes round the loop again.
-# n/p move between findings.
+# n/p move between findings. 'play from here' posts the trace and the current step to a running
+# `rulecheck play`.
 SCRIPT = r"""
 document.documentElement.classList.add('js');
 (function () {
@@ -118,6 +120,7 @@ document.documentElement.classList.add('js');
         cell.classList.toggle('changed', !!changed[tr.dataset.el]);
       });
       items.forEach(function (li, i) { li.classList.toggle('current', i === at - 1); });
+      player.querySelectorAll('.play-from input[name=step]').forEach(function (input) { input.value = String(at); });
       function here(attr, g) { return g.getAttribute(attr).split(' ').indexOf(String(at)) >= 0; }
       player.querySelectorAll('.state-graph [data-at]').forEach(function (g) { g.classList.toggle('current', here('data-at', g)); });
       player.querySelectorAll('.state-graph [data-steps]').forEach(function (g) { g.classList.toggle('current', here('data-steps', g)); });
