@@ -17,9 +17,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 
 from checker.commands.play import handler_for
-from checker.commands.play_session import PlayGame, Request, request_from_trace
 from checker.commands.trace_io import load_trace
 from checker.errors import RulecheckError
+from checker.evidence.play import PlayGame, Request, request_from_trace
 from checker.pipeline.runner import load_games
 from tests.symbolic_support import write_game
 from tests.test_can_end_value import NIM
@@ -81,9 +81,15 @@ COIN_PROPERTIES = """\
 """
 
 
+def play_game(paths: list[str]) -> PlayGame:
+    """The game `rulecheck play` serves for these paths."""
+    game = load_games(paths)[0]
+    return PlayGame(game.folder, game.models, game.suite)
+
+
 @pytest.fixture
 def coin(tmp_path) -> PlayGame:
-    return PlayGame(load_games([write_game(str(tmp_path), "coin", COIN, COIN_PROPERTIES)])[0])
+    return play_game([write_game(str(tmp_path), "coin", COIN, COIN_PROPERTIES)])
 
 
 def key(action: str, **params: object) -> str:
@@ -91,7 +97,24 @@ def key(action: str, **params: object) -> str:
 
 
 def watched(position: dict) -> dict[str, dict]:
-    return {w["id"]: w for w in position["watched"]}
+    """What the page lists of a position's properties, worked out from the answer as the page's
+    script does (a property shown by a state or a step of the play, `now` when by the last, or a
+    return to an earlier position): the script's rule restated to test the data it reads."""
+    out = {}
+    last = len(position["shows"]) - 1
+    for prop in position["properties"]:
+        pid, kind = prop["id"], prop["kind"]
+        if kind == "after":
+            hits = [i + 1 for i, h in enumerate(position["history"]) if pid in h["after"]]
+            now = bool(hits) and hits[-1] == last
+        elif kind == "terminates":
+            hits = [earlier for i, earlier in enumerate(position["same_as"]) if earlier != i][:1]
+            now = bool(hits)
+        else:
+            hits = [i for i, shown in enumerate(position["shows"]) if pid in shown]
+            now = pid in position["shows"][last]
+        out[pid] = {"status": ("reached" if kind == "reachable" else "breaks") if hits else "", "step": hits[0] if hits else None, "now": now}
+    return out
 
 
 def test_a_position_offers_every_legal_move_with_its_clauses_and_chance(coin):
@@ -159,7 +182,7 @@ def test_a_position_is_its_query_string(coin):
 
 
 def test_perfect_play_is_suggested_where_a_side_can_force_a_win(tmp_path):
-    nim = PlayGame(load_games([write_game(str(tmp_path), "nim", NIM)])[0])
+    nim = play_game([write_game(str(tmp_path), "nim", NIM)])
     start = Request("m", constants='{"start":{"h1":1,"h2":2,"h3":0}}')  # heaps 1 and 2: the first player wins by evening them
     suggestion = nim.suggest(start)
     assert suggestion["key"] == key("remove", h="h2", n=1) and "perfect play: ann can force a win" in suggestion["why"]
@@ -174,7 +197,7 @@ def test_a_random_move_is_suggested_where_nobody_can_force_a_win(coin):
 
 
 def test_a_saved_trace_opens_at_any_of_its_steps():
-    game = PlayGame(load_games([os.path.join(ROOT, "models", "ultimate", "two-player.yaml")])[0])
+    game = play_game([os.path.join(ROOT, "models", "ultimate", "two-player.yaml")])
     doc = load_trace(os.path.join(ROOT, "counterexamples", "ultimate", "finished-game-has-winner.b40c5172bac1.json"))
     request = request_from_trace(game, doc, len(doc["steps"]))
     end = game.position(request)
@@ -266,3 +289,43 @@ def test_play_stops_cleanly_on_ctrl_c(tmp_path):
     time.sleep(0.1)
     with pytest.raises(OSError):
         _get(port, "/api/game")
+
+
+# -- the whole game, for a page without a server ----------------------------------------------------
+
+def test_a_whole_game_answers_as_the_server_does(coin):
+    from checker.engines.statespace import explore_space
+    from checker.lang.compile import CompiledModel
+
+    whole = coin.whole_game(Request("coin"))
+    assert whole is not None and whole["initial"] == [0]
+    model = coin.models["coin"]
+    assert len(whole["nodes"]) == explore_space(CompiledModel(model, model.default_config())).size
+    path = (key("toss", f="heads"), key("pass"), key("toss", f="heads"))
+    node = whole["initial"][0]
+    for move in path:
+        node = next(m for m in whole["nodes"][node]["moves"] if m["key"] == move)["to"]
+    served = coin.position(Request("coin", moves=path))
+    here = whole["nodes"][node]
+    assert here["shows"] == served["shows"][-1] == ["bob-never-scores"]
+    assert [m["key"] for m in here["moves"]] == [m["key"] for m in served["moves"]]
+    assert {whole["names"][k]: whole["values"][v] for k, v in here["state"]} == served["state"]
+
+
+def test_a_game_past_the_bound_has_no_whole_game(coin):
+    assert coin.whole_game(Request("coin"), max_states=3) is None
+
+
+def test_the_report_writes_a_whole_game_only_for_a_small_configuration(project, monkeypatch):
+    from checker.pipeline import html
+    from checker.pipeline.html import write_report
+    from checker.pipeline.runner import CheckOptions, check_paths
+
+    results = check_paths([str(project / "models")], CheckOptions())
+    small = write_report(results, str(project / "small"))
+    assert any("duel-play-" in p for p in small)
+    assert 'class="play-offline"' in (project / "small" / "duel.html").read_text()
+    monkeypatch.setattr(html, "OFFLINE_STATES", 2)
+    large = write_report(results, str(project / "large"))
+    assert not any("duel-play-" in p for p in large)
+    assert 'class="play-offline"' not in (project / "large" / "duel.html").read_text()

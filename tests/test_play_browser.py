@@ -17,10 +17,9 @@ from threading import Thread
 import pytest
 
 from checker.commands.play import handler_for
-from checker.commands.play_session import PlayGame
 from checker.commands.trace_io import load_trace
-from checker.pipeline.runner import load_games
 from tests.test_html_browser import _missing, driver, duel_site  # noqa: F401 - the browser and the duel's site, shared
+from tests.test_play import play_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Ultimate's "no winner" finding: under `bust_who=anyone` both players go bust together and the
@@ -32,7 +31,7 @@ pytestmark = [pytest.mark.slow,  # a browser start per module
 
 
 def _serve(paths: list[str]) -> Iterator[str]:
-    httpd = HTTPServer(("127.0.0.1", 0), handler_for(PlayGame(load_games(paths)[0])))
+    httpd = HTTPServer(("127.0.0.1", 0), handler_for(play_game(paths)))
     Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
@@ -137,3 +136,28 @@ def test_a_reports_trace_player_opens_its_step_in_the_server(driver, duel_site, 
     finally:
         driver.close()
         driver.switch_to.window(next(iter(before)))
+
+
+def test_a_small_games_position_is_played_from_the_report_without_a_server(driver, duel_site):  # noqa: F811
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get((duel_site / "duel.html").as_uri())
+    player = driver.find_element(By.CSS_SELECTOR, ".player")
+    driver.execute_script("arguments[0].focus()", player)
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).send_keys(Keys.ARROW_RIGHT).perform()
+    link = player.find_element(By.CSS_SELECTOR, "a.play-offline").get_attribute("href")
+    assert link.startswith("file://") and "-play-" in link  # a page beside the report, opened from the disk
+    steps = [li.text for li in player.find_elements(By.CSS_SELECTOR, ".steps > li")]
+    driver.get(link)
+    _settled(driver, 2)
+    history = [li.text.split(": ", 1)[1] for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+    assert [step.startswith(text) for step, text in zip(steps, history)] == [True, True]
+    moves = driver.find_elements(By.CSS_SELECTOR, "button.move")
+    assert moves
+    moves[0].click()
+    _settled(driver, 3)
+    driver.find_element(By.ID, "undo").click()
+    _settled(driver, 2)
+    assert driver.find_element(By.CSS_SELECTOR, "select[data-reading]").get_attribute("disabled")  # one reading per page offline

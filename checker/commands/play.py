@@ -1,7 +1,7 @@
 """`rulecheck play PATH`: play a game's rules in the browser, from the start or from a trace.
 
 The standard library's HTTP server is enough: one designer on this machine, a page and four
-JSON answers, no sessions (a position is its own URL, see `play_session`). It listens on the
+JSON answers, no sessions (a position is its own URL, see `evidence.play`). It listens on the
 loopback interface only, answers only requests addressed to it by a loopback name (a page of
 another site cannot reach it through a DNS name that resolves to 127.0.0.1), and stops on
 Ctrl-C. Requests are answered one at a time: the interpreter's caches are not shared between
@@ -43,8 +43,8 @@ def play(path: str, port: int, trace_file: str | None, step: int | None, pinned:
     players' words, every legal move with the clauses it applies and its chance, undo and redo,
     the readings (changeable, with where they part at the position), the properties the position
     breaks, and a suggested move (perfect play where the game is small enough)."""
-    from checker.commands.play_session import PlayGame, Request, request_from_trace
     from checker.commands.trace_io import load_trace
+    from checker.evidence.play import PlayGame, Request, request_from_trace
     from checker.evidence.trace import jsonable_constants
     from checker.pipeline.runner import CheckOptions, check_selection, load_games, parse_constants
 
@@ -53,7 +53,7 @@ def play(path: str, port: int, trace_file: str | None, step: int | None, pinned:
         raise RulecheckError(f"`play` takes one game: {path} holds {len(games)}", hint="name one folder of models/, or one model file")
     options = CheckOptions(pinned=pairs(pinned, "--reading"), constants=pairs(constants, "--set"))
     check_selection(games, options)
-    game = PlayGame(games[0])
+    game = PlayGame(games[0].folder, games[0].models, games[0].suite)
     chosen = [m for m in games[0].models if not m.abstract]
     if trace_file is not None:
         doc = load_trace(trace_file)
@@ -66,7 +66,7 @@ def play(path: str, port: int, trace_file: str | None, step: int | None, pinned:
         game.position(start)  # a bad reading or constant is reported here, before the server starts
     server = _server(game, port)
     address = f"http://127.0.0.1:{server.server_address[1]}/?{urlencode(start.query())}"
-    click.echo(f"rulecheck play: {game.game.folder} at {address}", err=True)
+    click.echo(f"rulecheck play: {game.folder} at {address}", err=True)
     click.echo("Ctrl-C stops the server.", err=True)
     if not no_browser and sys.stdout.isatty():
         webbrowser.open(address)
@@ -87,7 +87,7 @@ def _server(game: Any, port: int) -> HTTPServer:
 
 def handler_for(game: Any) -> type[BaseHTTPRequestHandler]:
     """The request handler of one game's server."""
-    from checker.commands.play_session import Request, request_from_trace
+    from checker.evidence.play import Request, request_from_trace
     from checker.report.html.play_page import play_page
 
     class Handler(BaseHTTPRequestHandler):
@@ -120,7 +120,7 @@ def handler_for(game: Any) -> type[BaseHTTPRequestHandler]:
             if url.path == "/favicon.ico":
                 self._send(HTTPStatus.NO_CONTENT, "image/x-icon", b"")
             elif url.path == "/":
-                self._send(HTTPStatus.OK, "text/html; charset=utf-8", play_page(game.game.folder).encode())
+                self._send(HTTPStatus.OK, "text/html; charset=utf-8", play_page(game.folder).encode())
             elif url.path in answers:
                 self._json(answers[url.path])
             else:

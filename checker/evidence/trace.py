@@ -18,7 +18,7 @@ from typing import Any
 from checker.errors import RulecheckError
 from checker.lang.expr import SlotRef, walk
 from checker.lang.interp import Interpreter, State, Transition, shared_interpreter
-from checker.lang.model import Action, Config, Model, Narration
+from checker.lang.model import Action, Config, Model, Narration, Pile
 from checker.lang.piles import fold, lengths_of, unfold
 from checker.lang.property_kinds import KINDS
 
@@ -407,6 +407,40 @@ class _View:
             index = rest.rstrip("]").split("][") if rest else []
             shown.append(f"{self.element(slot, index)} {self.value(slot, change['before'])}\u2192{self.value(slot, change['after'])}")
         return ", ".join(shown)
+
+
+def shown_changes(display: dict[str, Any], changes: list[tuple[str, Any, Any]]) -> list[list[str]]:
+    """A step's changes (element, before, after) in players' words, internal slots left out."""
+    view = _View(display)
+    out = []
+    for element, before, after in changes:
+        slot = element.partition("[")[0]
+        if not view.hidden(slot):
+            out.append([_shown_element(view, slot, element), view.value(slot, before), view.value(slot, after)])
+    return out
+
+
+def shown_state(display: dict[str, Any], piles: dict[str, Pile], state: State) -> dict[str, str]:
+    """A state in players' words (element -> value), each ordered pile as one list, top first."""
+    return _shown_state(_View(display), fold(lengths_of(piles), state))
+
+
+def _shown_element(view: _View, slot: str, element: str) -> str:
+    index = [part.rstrip("]") for part in element[len(slot):].split("[")[1:]]
+    return view.element(slot, index)
+
+
+def _shown_state(view: _View, state: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for slot, value in state.items():
+        if view.hidden(slot):
+            continue
+        if isinstance(value, dict):
+            for index, item in value.items():
+                out[_shown_element(view, slot, element_name(slot, index))] = view.value(slot, item)
+        else:
+            out[view.element(slot, [])] = view.value(slot, value)
+    return out
 
 
 def outcomes_after(trace: Trace, steps: list[Step]) -> list[str]:

@@ -11,11 +11,13 @@ from checker.evidence.results import Result
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, group_findings
 from checker.report.html.game_page import game_page
 from checker.report.html.page import esc, page
+from checker.report.html.play_page import play_page
 from checker.report.html.state_graph import StateGraphs
 
 
 def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | None = None, graphs: dict[str, StateGraphs] | None = None) -> list[str]:
-    """Write `index.html` and `GAME.html` per game; returns the paths written. `impacts` maps a
+    """Write `index.html`, `GAME.html` per game and its pages of whole games to play
+    (`GAME-play-N.html`, in `graphs`); returns the paths written. `impacts` maps a
     game to the HTML of its outcome-odds bars (absent: no such section), `graphs` a game to its
     traces' state graphs (made by `checker.pipeline.html`; absent: none drawn)."""
     from checker.evidence.findings import suite_findings
@@ -30,6 +32,9 @@ def write_html(results: list[Result], out_dir: str, impacts: dict[str, str] | No
         path = os.path.join(out_dir, f"{folder}.html")
         _write(path, game_page(folder, game_results, (impacts or {}).get(folder, ""), (graphs or {}).get(folder)))
         written.append(path)
+        for name, whole in sorted(((graphs or {}).get(folder) or StateGraphs({})).pages.items()):
+            _write(os.path.join(out_dir, name), play_page(folder, whole))
+            written.append(os.path.join(out_dir, name))
         entries = group_findings(game_results, suite_findings(game_results))
         defects = [e for e in entries if e.severity != NOT_A_DEFECT]
         unexpected = sum(1 for r in game_results if not r.matches)

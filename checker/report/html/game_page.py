@@ -86,7 +86,7 @@ def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGrap
         assert result.trace is not None  # `traces` holds only results with a trace
         title = f"{result.prop.id}: {plain(where(result))} ({len(result.trace.steps)} steps, {result.trace.shape})"
         element_id = f"trace-{_anchor(entry)}-{key}"
-        player = player_html(result.trace, element_id, title, graphs.figure(result, element_id), result.model.folder)
+        player = player_html(result.trace, element_id, title, graphs.figure(result, element_id), result.model.folder, graphs.play_link(result))
         out.append(player if index == 0 else f"<details><summary>Also: {esc(title)}</summary>\n{player}\n</details>")
     out.append("</section>")
     return "\n".join(out)

@@ -121,6 +121,10 @@ document.documentElement.classList.add('js');
       });
       items.forEach(function (li, i) { li.classList.toggle('current', i === at - 1); });
       player.querySelectorAll('.play-from input[name=step]').forEach(function (input) { input.value = String(at); });
+      player.querySelectorAll('a.play-offline').forEach(function (a) {
+        var q = new URLSearchParams(JSON.parse(a.dataset.query)); q.set('moves', JSON.stringify(JSON.parse(a.dataset.moves).slice(0, at)));
+        a.href = a.dataset.page + '?' + q.toString();
+      });
       function here(attr, g) { return g.getAttribute(attr).split(' ').indexOf(String(at)) >= 0; }
       player.querySelectorAll('.state-graph [data-at]').forEach(function (g) { g.classList.toggle('current', here('data-at', g)); });
       player.querySelectorAll('.state-graph [data-steps]').forEach(function (g) { g.classList.toggle('current', here('data-steps', g)); });

@@ -7,7 +7,7 @@ lists of moves, so every position is a link. The style sheet is the report's.
 
 from __future__ import annotations
 
-from checker.report.html.page import STYLE, esc
+from checker.report.html.page import STYLE, esc, json_script
 
 PLAY_STYLE = """
 .play { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1.5rem; }
@@ -52,7 +52,47 @@ PLAY_SCRIPT = r"""
     Object.keys(pos.readings).sort().forEach(function (k) { q.set('r.' + k, pos.readings[k]); });
     return q.toString();
   }
-  function ask(path) { return fetch(path + '?' + query()).then(function (r) { return r.json(); }); }
+  // Without a server (a report's page of a small game), the embedded whole game answers.
+  var whole = document.getElementById('whole-game') ? JSON.parse(document.getElementById('whole-game').textContent) : null;
+  function ask(path) {
+    if (whole) return Promise.resolve(answer(path));
+    return fetch(path + '?' + query()).then(function (r) { return r.json(); });
+  }
+  function answer(path) {
+    if (path === '/api/game') return whole.game;
+    if (path === '/api/differs') return {error: 'this page plays one reading of each point; `rulecheck play` compares them'};
+    var node = whole.initial[pos.init], history = [], visited = [node], cut = null, last = null;
+    if (node === undefined) return {error: 'deal ' + pos.init + ' does not exist: the game has ' + whole.initial.length};
+    for (var i = 0; i < pos.moves.length; i++) {
+      var move = whole.nodes[node].moves.filter(function (m) { return m.key === pos.moves[i]; })[0];
+      if (!move) { cut = {step: i + 1, why: 'move ' + (i + 1) + ' (it is not a legal move there)'}; break; }
+      history.push({key: move.key, text: move.text, by: move.by, after: move.after}); last = move; node = move.to; visited.push(node);
+    }
+    var here = whole.nodes[node];
+    if (path === '/api/suggest') {
+      if (!here.moves.length) return {key: null, why: 'no move to suggest: nothing is legal here'};
+      return {key: here.moves[Math.floor(Math.random() * here.moves.length)].key, why: 'a random legal move (perfect play needs `rulecheck play`)'};
+    }
+    var state = {}; here.state.forEach(function (kv) { state[whole.names[kv[0]]] = whole.values[kv[1]]; });
+    return {model: whole.model, readings: whole.readings, constants: whole.constants, init: pos.init, initial: whole.initial.length,
+            moves_taken: history.map(function (h) { return h.key; }), history: history, cut: cut, state: state,
+            changed: last ? last.changes.map(function (c) { return c[0]; }) : [], terminal: here.terminal, outcome: here.outcome,
+            moves: here.moves, error: null, properties: whole.properties,
+            shows: visited.map(function (n) { return whole.nodes[n].shows; }), same_as: visited.map(function (n) { return visited.indexOf(n); })};
+  }
+  // What the play shows of each property: a state or a step that shows it (the first one), and
+  // whether the current position does; a return to an earlier position is a loop.
+  function shown(p) {
+    var last = p.shows.length - 1, out = [];
+    p.properties.forEach(function (prop) {
+      var hits = [], now;
+      if (prop.kind === 'after') { p.history.forEach(function (h, i) { if (h.after.indexOf(prop.id) >= 0) hits.push(i + 1); }); now = hits.length > 0 && hits[hits.length - 1] === last; }
+      else if (prop.kind === 'terminates') { p.same_as.forEach(function (e, i) { if (e !== i && !hits.length) hits.push(e); }); now = hits.length > 0; }
+      else { p.shows.forEach(function (s, i) { if (s.indexOf(prop.id) >= 0) hits.push(i); }); now = p.shows[last].indexOf(prop.id) >= 0; }
+      if (hits.length) out.push({id: prop.id, kind: prop.kind, says: prop.says, step: hits[0], now: now});
+    });
+    return out;
+  }
   function go() {
     history.replaceState(null, '', '?' + query());
     $('status').textContent = 'working\u2026';
@@ -75,15 +115,14 @@ PLAY_SCRIPT = r"""
       li.appendChild(el('span', 'muted', h.by + ': ')); li.appendChild(a); hist.appendChild(li);
     });
     var watched = $('watched'); watched.innerHTML = '';
-    p.watched.forEach(function (w) {
-      if (!w.status) return;
+    shown(p).forEach(function (w) {
       var li;
-      if (w.status === 'reached') li = el('li', 'reached', 'reaches ' + w.id + (w.step ? ' (at step ' + w.step + ')' : '') + ': ' + w.says);
+      if (w.kind === 'reachable') li = el('li', 'reached', 'reaches ' + w.id + ' (at step ' + w.step + '): ' + w.says);
       else if (w.now) li = el('li', 'breaks', (w.kind === 'terminates' ? 'back at the position after step ' + w.step + ': a loop, ' : 'this position breaks ') + w.id + ': ' + w.says);
       else li = el('li', 'earlier', 'broke ' + w.id + ' at step ' + w.step + ' (not at this position): ' + w.says);
       li.dataset.property = w.id; li.dataset.status = li.className; watched.appendChild(li);
     });
-    if (!watched.children.length) watched.appendChild(el('li', 'muted', 'no property that one position can show is broken here'));
+    if (!watched.children.length) watched.appendChild(el('li', 'muted', 'no property that one play can show is broken here'));
     var table = $('state'); table.innerHTML = '';
     Object.keys(p.state).forEach(function (k) {
       var tr = el('tr'); tr.appendChild(el('th', '', k)); var td = el('td', '', p.state[k]);
@@ -133,7 +172,7 @@ PLAY_SCRIPT = r"""
       document.querySelectorAll('button.move').forEach(function (b) { b.classList.toggle('suggested', b.dataset.key === s.key); });
     });
   });
-  fetch('/api/game').then(function (r) { return r.json(); }).then(function (g) {
+  ask('/api/game').then(function (g) {
     game = g; var select = $('model'); select.innerHTML = '';
     g.models.forEach(function (m) { var o = el('option', '', m.id); o.value = m.id; select.appendChild(o); });
     if (!pos.model) pos.model = g.models[0].id;
@@ -150,16 +189,19 @@ PLAY_SCRIPT = r"""
       Object.keys(r.options).forEach(function (o) { var opt = el('option', '', o + (o === r.default ? ' (default)' : '')); opt.value = o; opt.title = r.options[o]; s.appendChild(opt); });
       s.value = pos.readings[r.name] || r.default;
       s.addEventListener('change', function () { if (s.value === r.default) delete pos.readings[r.name]; else pos.readings[r.name] = s.value; redo = []; go(); });
+      if (whole) { s.disabled = true; s.value = whole.readings[r.name]; }
       label.appendChild(s); box.appendChild(label);
     });
     if (!model.readings.length) box.appendChild(el('span', 'muted', 'this model has no readings'));
+    if (whole) box.appendChild(el('span', 'muted', 'the readings of this trace; `rulecheck play` changes them'));
   }
 })();
 """
 
 
-def play_page(game: str) -> str:
-    """The page's frame; everything on it is filled in by the script."""
+def play_page(game: str, whole: dict | None = None) -> str:
+    """The page's frame; everything on it is filled in by the script, from the server's answers
+    or, for a page without a server, from `whole` (a game's every position: `PlayGame.whole_game`)."""
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -178,5 +220,6 @@ def play_page(game: str) -> str:
         '<p id="why" class="muted"></p><div id="moves"></div>\n'
         '<h3>Where the readings part here</h3><ul id="differs"></ul>\n'
         '<h3>The play so far</h3><ol id="history"></ol>\n</div></div>\n'
-        f"<script>{PLAY_SCRIPT}</script>\n</body>\n</html>\n"
+        + (json_script("whole-game", whole) + "\n" if whole is not None else "")
+        + f"<script>{PLAY_SCRIPT}</script>\n</body>\n</html>\n"
     )

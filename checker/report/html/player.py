@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
-from checker.evidence.trace import Trace, _View, element_name, to_json
-from checker.lang.interp import State
-from checker.lang.model import Pile
-from checker.lang.piles import fold, lengths_of
+from checker.evidence.trace import Trace, shown_changes, shown_state, to_json
 from checker.report.html.page import esc, json_script
+from checker.report.html.state_graph import PlayLink
 
 
 def player_data(trace: Trace) -> dict[str, Any]:
@@ -24,23 +23,7 @@ def player_data(trace: Trace) -> dict[str, Any]:
     for step in doc["steps"]:
         changes = shown_changes(display, [(c["element"], c["before"], c["after"]) for c in step["changes"]])
         steps.append({"text": step["text"], "by": step["by"], "clauses": step["clauses"], "changes": changes})
-    return {"steps": steps, "initial": _shown_state(_View(display), trace.initial), "loop_start": trace.loop_start, "shape": trace.shape, "note": trace.note}
-
-
-def shown_changes(display: dict[str, Any], changes: list[tuple[str, Any, Any]]) -> list[list[str]]:
-    """A step's changes (element, before, after) in players' words, internal slots left out."""
-    view = _View(display)
-    out = []
-    for element, before, after in changes:
-        slot = element.partition("[")[0]
-        if not view.hidden(slot):
-            out.append([_shown_element(view, slot, element), view.value(slot, before), view.value(slot, after)])
-    return out
-
-
-def shown_state(display: dict[str, Any], piles: dict[str, Pile], state: State) -> dict[str, str]:
-    """A state in players' words (element -> value), each ordered pile as one list, top first."""
-    return _shown_state(_View(display), fold(lengths_of(piles), state))
+    return {"steps": steps, "initial": shown_state(display, {}, trace.initial), "loop_start": trace.loop_start, "shape": trace.shape, "note": trace.note}
 
 
 PLAY_ADDRESS = "http://127.0.0.1:8765"  # where `rulecheck play` listens by default
@@ -60,6 +43,16 @@ def play_form(trace: Trace, folder: str) -> str:
             "play from here \u2197</button></form>")
 
 
+def offline_link(offline: PlayLink | None) -> str:
+    """'play here': a link to the whole game's page at the player's step (the script sets the
+    moves of the address as the player steps)."""
+    if offline is None:
+        return ""
+    return (f' <a class="play-offline" href="{esc(offline.page)}?{esc(urlencode({**offline.query, "moves": "[]"}))}" target="_blank"'
+            f' data-page="{esc(offline.page)}" data-query="{esc(json.dumps(offline.query, sort_keys=True))}" data-moves="{esc(json.dumps(offline.moves))}"'
+            ' title="plays this position in a page of its own, without a server">play here \u2197</a>')
+
+
 def shown_states(data: dict[str, Any]) -> list[dict[str, str]]:
     """Every state of a player's data, as the script rebuilds them: the initial one, then each
     step's changes applied."""
@@ -69,27 +62,10 @@ def shown_states(data: dict[str, Any]) -> list[dict[str, str]]:
     return states
 
 
-def _shown_element(view: _View, slot: str, element: str) -> str:
-    index = [part.rstrip("]") for part in element[len(slot):].split("[")[1:]]
-    return view.element(slot, index)
-
-
-def _shown_state(view: _View, state: dict[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for slot, value in state.items():
-        if view.hidden(slot):
-            continue
-        if isinstance(value, dict):
-            for index, item in value.items():
-                out[_shown_element(view, slot, element_name(slot, index))] = view.value(slot, item)
-        else:
-            out[view.element(slot, [])] = view.value(slot, value)
-    return out
-
-
-def player_html(trace: Trace, element_id: str, title: str, graph: str = "", folder: str = "") -> str:
+def player_html(trace: Trace, element_id: str, title: str, graph: str = "", folder: str = "", offline: PlayLink | None = None) -> str:
     """The player; `graph` is the HTML of the state graph with this trace on it (or why there is
-    none); `folder`, the game's folder under models/ (for 'play from here')."""
+    none); `folder`, the game's folder under models/ (for 'play from here'); `offline`, where its
+    configuration's whole game is played without a server, if it is small enough."""
     data = player_data(trace)
     loop = trace.loop_start
     items = []
@@ -111,7 +87,7 @@ def player_html(trace: Trace, element_id: str, title: str, graph: str = "", fold
         f"<h4>{esc(title)}</h4>\n{note}"
         '<div class="controls no-print" hidden><button class="prev" type="button">\u2190 back</button>'
         '<button class="next" type="button">forward \u2192</button> <span class="muted">or \u2190/\u2192 keys (Home, End) with the player focused</span>'
-        f"{play_form(trace, folder)}</div>\n"
+        f"{play_form(trace, folder)}{offline_link(offline)}</div>\n"
         '<div class="view" aria-live="polite"></div>\n'
         f'<ol class="steps">{"".join(items)}</ol>\n{loop_note}{graph}'
         f'<details class="state-box"><summary>Whole state</summary><table class="state">{rows}</table></details>\n'

@@ -41,12 +41,29 @@ def config_key(model: Model, config: Config) -> tuple[str, str, str]:
     return model.id, repr(sorted(config.readings.items())), repr(sorted((k, repr(v)) for k, v in config.constants.items()))
 
 
+@dataclass
+class PlayLink:
+    """Where a trace's position is played without a server: the page of its configuration's
+    whole game, the address naming the trace's start, and the trace's moves as the page names them."""
+
+    page: str
+    query: dict[str, str]
+    moves: list[str]
+
+
 class StateGraphs:
     """The state graphs of one page, drawn from the explorations the pipeline made
-    (`checker.pipeline.html`) for the configurations `to_explore` names."""
+    (`checker.pipeline.html`) for the configurations `to_explore` names; and, for the
+    configurations small enough, their whole games to play without a server (`pages`, by file
+    name) with each trace's place in one (`plays`, by the trace's identity)."""
 
-    def __init__(self, drawn: dict[tuple[str, str, str], Drawn]) -> None:
+    def __init__(self, drawn: dict[tuple[str, str, str], Drawn], plays: dict[int, PlayLink] | None = None, pages: dict[str, dict] | None = None) -> None:
         self._drawn = drawn
+        self.plays = plays or {}
+        self.pages = pages or {}
+
+    def play_link(self, result: Result) -> PlayLink | None:
+        return self.plays.get(id(result.trace))
 
     def figure(self, result: Result, element_id: str) -> str:
         """The graph with `result`'s trace on it, a sentence saying why there is none, or nothing

@@ -15,23 +15,34 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from checker.engines.game_graph import attractor, outcome_labels, win_labels
 from checker.engines.statespace import StateSpace, explore_space
 from checker.errors import ModellingError, RulecheckError
-from checker.evidence.trace import Step, config_from_json, display_info, jsonable_constants, make_step, state_from_json
+from checker.evidence.trace import (
+    Step,
+    config_from_json,
+    display_info,
+    jsonable_constants,
+    make_step,
+    shown_changes,
+    shown_state,
+    state_from_json,
+)
 from checker.lang.compile import CompiledModel
 from checker.lang.interp import Interpreter, State, Transition, freeze
 from checker.lang.model import Config, Model
-from checker.lang.properties import bind, properties_for
-from checker.pipeline.runner import GameModels
-from checker.report.html.player import shown_changes, shown_state
+from checker.lang.properties import Property, bind, properties_for
 
 SUGGEST_STATES = 200_000  # the largest game whose whole graph is explored for perfect play
 SUGGEST_SECONDS = 60.0
 DIFFERS_SHOWN = 6  # moves listed per side where two options of a reading part
+WATCHED = ("invariant", "unreachable", "reachable", "after", "deadlock-free", "deterministic", "terminates")  # what one play can show
+OFFLINE_STATES = 5_000  # the largest game a report page embeds to play without a server
+OFFLINE_SECONDS = 30.0
 KEPT_SETUPS = 32  # interpreters (and their initial states) kept, by model and configuration
 
 
@@ -93,18 +104,18 @@ class _Setup:
 class PlayGame:
     """The models of one game folder, their properties, and the positions asked of them."""
 
-    def __init__(self, game: GameModels) -> None:
-        self.game = game
-        self.models = {m.id: m for m in game.models if not m.abstract}
+    def __init__(self, folder: str, models: list[Model], suite: list[Property]) -> None:
+        self.folder = folder
+        self.models = {m.id: m for m in models if not m.abstract}
         if not self.models:
-            raise RulecheckError(f"no playable model in {game.folder} (every model found is abstract)")
-        self.properties = {mid: [bind(p, m) for p in properties_for(m, game.suite)] for mid, m in self.models.items()}
+            raise RulecheckError(f"no playable model in {folder} (every model found is abstract)")
+        self.properties = {mid: [b for b in (bind(p, m) for p in properties_for(m, suite)) if b.kind in WATCHED] for mid, m in self.models.items()}
         self._setups: dict[tuple, _Setup] = {}
 
     # -- the game ------------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
         """The models and their readings, for the page's choices."""
-        return {"game": self.game.folder, "models": [{
+        return {"game": self.folder, "models": [{
             "id": mid, "game": model.game,
             "readings": [{"name": r.name, "question": r.question, "default": r.default, "options": r.options} for r in model.readings.values()],
             "initial": len(self.setup(mid, ()).initial),
@@ -113,7 +124,7 @@ class PlayGame:
     def setup(self, model_id: str, readings: tuple[tuple[str, str], ...], constants: str = "{}") -> _Setup:
         model = self.models.get(model_id)
         if model is None:
-            raise RulecheckError(f"no model `{model_id}` in {self.game.folder}", hint=f"models: {', '.join(self.models)}")
+            raise RulecheckError(f"no model `{model_id}` in {self.folder}", hint=f"models: {', '.join(self.models)}")
         for name, option in readings:
             if name not in model.readings:
                 raise RulecheckError(f"model `{model_id}` has no reading `{name}`", hint=f"readings: {', '.join(model.readings) or 'none'}")
@@ -160,7 +171,10 @@ class PlayGame:
             moves = [] if terminal else interp.transitions(state)
         except ModellingError as exc:
             moves, error = [], exc.located()
-        history = [{"key": request.moves[i], "text": s.text, "by": _mover(model, s.actor)} for i, s in enumerate(steps)]
+        history = [{"key": request.moves[i], "text": s.text, "by": _mover(model, s.actor), "after": self._after(setup, states[i], s)}
+                   for i, s in enumerate(steps)]
+        shows = [self._shows(setup, s, None if i < len(states) - 1 else moves) for i, s in enumerate(states)]
+        frozen = [freeze(s) for s in states]
         return {
             "model": model.id, "readings": dict(setup.config.readings), "constants": request.constants, "init": request.init, "initial": len(setup.initial),
             "moves_taken": [h["key"] for h in history], "history": history, "cut": cut,
@@ -170,8 +184,45 @@ class PlayGame:
             "outcome": str(interp.eval(model.outcome, state)) if terminal and model.outcome is not None else None,
             "moves": self._moves(setup, state, moves),
             "error": error,
-            "watched": self._watched(setup, states, steps, moves, terminal),
+            "properties": self.watched(model.id), "shows": shows, "same_as": [frozen.index(f) for f in frozen],
         }
+
+    def watched(self, model_id: str) -> list[dict[str, str]]:
+        """The properties a play can show at a position, in the suite's order."""
+        return [{"id": p.id, "kind": p.kind, "says": p.prop.says} for p in self.properties[model_id]]
+
+    def _shows(self, setup: _Setup, state: State, moves: list[Transition] | None) -> list[str]:
+        """The properties `state` itself shows: an invariant it breaks, an `unreachable` or
+        `reachable` it satisfies, no legal move though the game is not over, forced rules that
+        disagree. (The page works out what a whole play shows from these, per state, and from
+        each step's `_after`: a break earlier in the play, a return to an earlier position.)"""
+        interp = setup.interp
+        terminal = interp.terminal(state)
+        if moves is None:
+            try:
+                moves = [] if terminal else interp.transitions(state)
+            except ModellingError:
+                moves = []
+        out = []
+        for prop in self.properties[setup.model.id]:
+            if prop.kind in ("invariant", "unreachable", "reachable"):
+                assert prop.expr is not None  # a state property has its expression
+                hit = bool(interp.eval(prop.expr, state)) == (prop.kind != "invariant")
+            elif prop.kind == "deadlock-free":
+                hit = not terminal and not moves
+            elif prop.kind == "deterministic":
+                hit = len({freeze(m.post) for m in moves if m.actor == "rules"}) > 1
+            else:
+                continue
+            if hit:
+                out.append(prop.id)
+        return out
+
+    def _after(self, setup: _Setup, pre: State, step: Step) -> list[str]:
+        """The `after` properties a step breaks (each reads the step's parameters and `old`)."""
+        interp = setup.interp
+        return [p.id for p in self.properties[setup.model.id] if p.kind == "after" and p.action == step.action and p.expr is not None
+                and not interp.eval(p.expr, step.state, step.params, pre)]
 
     def _moves(self, setup: _Setup, state: State, moves: list[Transition]) -> list[dict[str, Any]]:
         model, interp = setup.model, setup.interp
@@ -184,47 +235,51 @@ class PlayGame:
             entry: dict[str, Any] = {
                 "key": move_key(move), "by": _mover(model, move.actor), "actor": move.actor, "text": step.text,
                 "clauses": [{"id": cid, "at": step.places.get(cid, ""), "says": says} for cid, says in step.clauses],
-                "changes": shown_changes(display_info(model), step.changes),
+                "changes": shown_changes(display_info(model), step.changes), "after": self._after(setup, state, step),
             }
             if move.actor == "chance":
                 entry["probability"] = weights[id(move)] / total if total else 1 / len(chance)
             out.append(entry)
         return out
 
-    def _watched(self, setup: _Setup, states: list[State], steps: list[Step], moves: list[Transition], terminal: bool) -> list[dict[str, Any]]:
-        """Per property that one position can show: whether this position breaks it (or, for a
-        `reachable`, reaches it), and the first step of the path where it did."""
-        interp = setup.interp
-        out = []
-        last = len(states) - 1
-        for prop in self.properties[setup.model.id]:
-            first, now = None, False
-            if prop.kind in ("invariant", "unreachable", "reachable"):
-                assert prop.expr is not None  # a state property has its expression
-                wanted = prop.kind != "invariant"
-                shows = [bool(interp.eval(prop.expr, s)) == wanted for s in states]
-                first, now = next((i for i, hit in enumerate(shows) if hit), None), shows[-1]
-            elif prop.kind == "after":
-                assert prop.expr is not None
-                shows = [step.action == prop.action and not interp.eval(prop.expr, states[i + 1], step.params, states[i]) for i, step in enumerate(steps)]
-                first, now = next((i + 1 for i, hit in enumerate(shows) if hit), None), bool(shows) and shows[-1]
-            elif prop.kind == "deadlock-free":
-                now = not terminal and not moves
-            elif prop.kind == "deterministic":
-                now = len({freeze(m.post) for m in moves if m.actor == "rules"}) > 1
-            elif prop.kind == "terminates":
-                seen: dict[tuple, int] = {}
-                for i, s in enumerate(states):
-                    if seen.setdefault(freeze(s), i) != i:
-                        first, now = seen[freeze(s)], True  # back at the position after step `first`
-                        break
-            else:
-                continue  # decided over the whole game (can-end, leads-to, value) or over every rule (coverage)
-            if now and first is None:
-                first = last
-            status = "" if first is None else "reached" if prop.kind == "reachable" else "breaks"
-            out.append({"id": prop.id, "kind": prop.kind, "says": prop.prop.says, "status": status, "step": first, "now": now})
-        return out
+    # -- a whole game, for a page without a server ----------------------------------------------
+    def whole_game(self, request: Request, max_states: int = OFFLINE_STATES, seconds: float = OFFLINE_SECONDS) -> dict[str, Any] | None:
+        """Every reachable position of the request's configuration with its moves, as the server
+        would answer for it (None past `max_states` states or `seconds`, or at a modelling
+        error): the HTML report embeds it so that the same page plays without a server. The
+        state tables share one list of names and one of values."""
+        setup = self.setup(request.model, request.readings, request.constants)
+        model, interp = setup.model, setup.interp
+        display = display_info(model)
+        index = {freeze(s): i for i, s in reversed(list(enumerate(setup.initial)))}
+        states = list(setup.initial)
+        names: dict[str, int] = {}
+        values: dict[str, int] = {}
+        nodes = []
+        deadline = time.monotonic() + seconds
+        for state in states:  # grows as new states are met: breadth first
+            if len(states) > max_states or time.monotonic() > deadline:
+                return None
+            terminal = interp.terminal(state)
+            try:
+                moves = [] if terminal else interp.transitions(state)
+            except ModellingError:
+                return None
+            entries = self._moves(setup, state, moves)
+            for entry, move in zip(entries, moves):
+                entry["to"] = index.setdefault(freeze(move.post), len(states))
+                if entry["to"] == len(states):
+                    states.append(move.post)
+            shown = shown_state(display, model.piles, state)
+            nodes.append({
+                "state": [[names.setdefault(k, len(names)), values.setdefault(v, len(values))] for k, v in shown.items()],
+                "shows": self._shows(setup, state, moves), "terminal": terminal, "moves": entries,
+                "outcome": str(interp.eval(model.outcome, state)) if terminal and model.outcome is not None else None,
+            })
+        described = next(m for m in self.describe()["models"] if m["id"] == model.id)
+        return {"game": {"game": self.folder, "models": [described]}, "model": model.id, "readings": dict(setup.config.readings),
+                "constants": request.constants, "initial": [index[freeze(s)] for s in setup.initial], "names": list(names),
+                "values": list(values), "nodes": nodes, "properties": self.watched(model.id)}
 
     # -- the readings --------------------------------------------------------------------------
     def differs(self, request: Request) -> list[dict[str, Any]]:
