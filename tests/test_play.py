@@ -243,6 +243,16 @@ def test_the_server_answers_the_page_and_positions(server):
     assert status == 400 and "no model `chess`" in json.loads(body)["error"]
 
 
+def test_an_internal_error_is_answered_and_the_server_goes_on(coin, server, monkeypatch):
+    def broken(self, request):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(PlayGame, "differs", broken)
+    status, _, body = _get(server, "/api/differs?" + urlencode(Request("coin").query()))
+    assert status == 500 and "internal error: ZeroDivisionError" in json.loads(body)["error"]
+    assert _get(server, "/api/position?" + urlencode(Request("coin").query()))[0] == 200
+
+
 def test_the_server_refuses_requests_addressed_to_another_name(server):
     for host in ("evil.example", f"evil.example:{server}", f"192.168.1.10:{server}"):
         status, _, body = _get(server, "/api/game", host=host)

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import click
 
-from checker.commands.common import guarded, pairs
+from checker.commands.common import guarded, internal_error_message, pairs
 from checker.errors import ModellingError, RulecheckError
 
 DEFAULT_PORT = 8765  # the address the HTML report's "play from here" posts to
@@ -158,6 +158,8 @@ def handler_for(game: Any) -> type[BaseHTTPRequestHandler]:
                 body, status = {"error": exc.message + (f" ({exc.hint})" if exc.hint else "")}, HTTPStatus.BAD_REQUEST
             except ModellingError as exc:
                 body, status = {"error": exc.located()}, HTTPStatus.OK
+            except Exception as exc:  # noqa: BLE001 - the page shows it; the server goes on
+                body, status = {"error": f"internal error: {internal_error_message(exc)} (a bug in rulecheck)"}, HTTPStatus.INTERNAL_SERVER_ERROR
             self._send(status, "application/json", json.dumps(body, default=str).encode())
 
         def _send(self, status: HTTPStatus, kind: str, body: bytes) -> None:
