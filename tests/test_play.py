@@ -280,7 +280,8 @@ def test_play_refuses_a_bad_reading_before_it_listens(tmp_path):
     assert done.returncode == 2 and "`maybe` is not an option of `tails`" in done.stderr
 
 
-def test_play_stops_cleanly_on_ctrl_c(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_play_stops_cleanly_on_ctrl_c(tmp_path, stop):
     path = write_game(str(tmp_path), "coin", COIN, COIN_PROPERTIES)
     child = subprocess.Popen([sys.executable, "-m", "checker.cli", "play", path, "--port", "0", "--no-browser"],
                              stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=tmp_path)
@@ -290,7 +291,7 @@ def test_play_stops_cleanly_on_ctrl_c(tmp_path):
         assert "rulecheck play: coin at http://127.0.0.1:" in line
         port = int(line.split("127.0.0.1:", 1)[1].split("/", 1)[0])
         assert _get(port, "/api/game")[0] == 200
-        child.send_signal(signal.SIGINT)
+        child.send_signal(stop)
         _, err = child.communicate(timeout=30)
     finally:
         if child.poll() is None:

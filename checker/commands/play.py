@@ -4,13 +4,14 @@ The standard library's HTTP server is enough: one designer on this machine, a pa
 JSON answers, no sessions (a position is its own URL, see `evidence.play`). It listens on the
 loopback interface only, answers only requests addressed to it by a loopback name (a page of
 another site cannot reach it through a DNS name that resolves to 127.0.0.1), and stops on
-Ctrl-C. Requests are answered one at a time: the interpreter's caches are not shared between
+Ctrl-C (or SIGTERM). Requests are answered one at a time: the interpreter's caches are not shared between
 threads.
 """
 
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import webbrowser
 from http import HTTPStatus
@@ -70,12 +71,17 @@ def play(path: str, port: int, trace_file: str | None, step: int | None, pinned:
     click.echo("Ctrl-C stops the server.", err=True)
     if not no_browser and sys.stdout.isatty():
         webbrowser.open(address)
+    signal.signal(signal.SIGTERM, _stop)  # a service manager's stop, as Ctrl-C
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         click.echo("rulecheck play: stopped", err=True)
     finally:
         server.server_close()
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _server(game: Any, port: int) -> HTTPServer:
