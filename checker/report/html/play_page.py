@@ -123,11 +123,14 @@ PLAY_SCRIPT = r"""
       li.dataset.property = w.id; li.dataset.status = li.className; watched.appendChild(li);
     });
     if (!watched.children.length) watched.appendChild(el('li', 'muted', 'no property that one play can show is broken here'));
-    var table = $('state'); table.innerHTML = '';
+    var table = $('state'), blank = ['0', 'no', 'none', 'empty'], hidden = 0; table.innerHTML = '';
     Object.keys(p.state).forEach(function (k) {
+      var changed = p.changed.indexOf(k) >= 0;
+      if ($('all-values').checked === false && blank.indexOf(p.state[k]) >= 0 && !changed) { hidden++; return; }
       var tr = el('tr'); tr.appendChild(el('th', '', k)); var td = el('td', '', p.state[k]);
-      if (p.changed.indexOf(k) >= 0) td.className = 'changed'; tr.appendChild(td); table.appendChild(tr);
+      if (changed) td.className = 'changed'; tr.appendChild(td); table.appendChild(tr);
     });
+    $('hidden-values').textContent = hidden ? hidden + ' values that are 0, no, none or empty not shown' : '';
     var moves = $('moves'); moves.innerHTML = ''; var groups = {};
     p.moves.forEach(function (m) {
       if (!groups[m.by]) { groups[m.by] = el('div', 'mover'); groups[m.by].appendChild(el('h3', '', m.by)); moves.appendChild(groups[m.by]); }
@@ -156,6 +159,7 @@ PLAY_SCRIPT = r"""
     });
   }
   function take(key) { pos.moves = pos.moves.concat([key]); redo = []; go(); }
+  $('all-values').addEventListener('change', function () { if (last) draw(last); });
   $('undo').addEventListener('click', function () { if (pos.moves.length) { redo.unshift(pos.moves[pos.moves.length - 1]); pos.moves = pos.moves.slice(0, -1); go(); } });
   $('redo').addEventListener('click', function () { if (redo.length) { pos.moves = pos.moves.concat([redo.shift()]); go(); } });
   $('restart').addEventListener('click', function () { redo = []; pos.moves = []; go(); });
@@ -213,7 +217,9 @@ def play_page(game: str, whole: dict | None = None) -> str:
         '<details open><summary>Readings (the points the text leaves open; hover for the question and each option)</summary>'
         '<div id="readings" class="bar-row"></div></details>\n'
         '<div class="play"><div>\n<h2>Position</h2><p id="status"></p><p id="cut"></p><p id="error"></p>\n'
-        '<h3>Properties</h3><ul id="watched"></ul>\n<details open><summary>State</summary><table class="state"><tbody id="state"></tbody></table></details>\n'
+        '<h3>Properties</h3><ul id="watched"></ul>\n<details open><summary>State</summary>'
+        '<label class="muted"><input id="all-values" type="checkbox"> every value (also 0, no, none, empty)</label> <span id="hidden-values" class="muted"></span>'
+        '<table class="state"><tbody id="state"></tbody></table></details>\n'
         "</div><div>\n<h2>Moves</h2>"
         '<div class="bar-row"><button id="undo" type="button">\u2190 undo</button><button id="redo" type="button">redo \u2192</button>'
         '<button id="roll" type="button" hidden>roll for me</button><button id="suggest" type="button">suggest a move</button></div>'
