@@ -326,3 +326,23 @@ def test_the_trace_shown_is_the_one_the_scenario_tells(tmp_path):
     results = check_paths([project(tmp_path / "b", broken.replace("properties: [below3]", "properties: [below3]\n  shows: [wait]"))], CheckOptions())
     with pytest.raises(RulecheckError, match="never takes"):
         main_page("g", results)
+
+
+def test_a_findings_evidence_is_shown_under_the_defaults_among_equally_short_traces():
+    """Ties between equally short traces go to the one under the fewest changed readings, not to
+    the reading label that sorts first (`battle_last=...` before `default`): a finding that shows
+    under the defaults is not shown under an unrelated reading."""
+    from types import SimpleNamespace as Fake
+
+    from checker.report.findings import evidence_order
+
+    model = Fake(id="m", readings={"battle_last": Fake(default="belt_taken")})
+
+    def result(option: str, steps: int) -> Fake:
+        label = "default" if option == "belt_taken" else f"battle_last={option}"
+        return Fake(model=model, config=Fake(readings={"battle_last": option}), trace=Fake(steps=[None] * steps), reading_label=label)
+
+    default, other = result("belt_taken", 2), result("vacated", 2)
+    assert min([other, default], key=evidence_order) is default
+    shorter = result("vacated", 1)
+    assert min([default, shorter], key=evidence_order) is shorter  # the shortest first, as before

@@ -43,6 +43,14 @@ FAILING = ("fails", "error")
 NOT_A_DEFECT = "not a rule defect"
 
 
+def evidence_order(result: Result) -> tuple[int, str, int, str]:
+    """Which of a finding's traces a page shows first: the shortest, then by model, then the one
+    under the fewest readings changed from their defaults (a finding that shows under the
+    defaults is shown there, not under an unrelated reading whose name sorts first), then by label."""
+    changed = sum(1 for name, option in result.config.readings.items() if result.model.readings[name].default != option)
+    return (len(result.trace.steps) if result.trace else 0, result.model.id, changed, result.reading_label)
+
+
 @dataclass
 class FindingEvidence:
     """A finding with the failing results that show it (`finding` is None for an unfiled one)."""
@@ -70,7 +78,7 @@ class FindingEvidence:
     def shortest(self) -> Result | None:
         """The failing result with the shortest trace."""
         traced = [r for r in self.results if r.trace is not None]
-        return min(traced, key=lambda r: (len(r.trace.steps) if r.trace else 0, r.model.id, r.reading_label)) if traced else None
+        return min(traced, key=evidence_order) if traced else None
 
     @property
     def shown(self) -> Result | None:
@@ -79,7 +87,7 @@ class FindingEvidence:
         if self.finding is None or self.finding.evidence is None:
             return self.shortest
         fits = [r for r in self.results if r.trace is not None and self.finding.chooses(r.model, r.prop.id, r.config.readings)]
-        return min(fits, key=lambda r: (len(r.trace.steps) if r.trace else 0, r.model.id, r.reading_label)) if fits else None
+        return min(fits, key=evidence_order) if fits else None
 
     def check_evidence(self) -> None:
         """The trace shown is the one the scenario tells: the failure `evidence:` chooses

@@ -14,7 +14,7 @@ from checker.lang.model import Model
 from checker.report.appendix import CLAUSE_STATES, clause_states, located, verdict_line, where
 from checker.report.errata_details import CLASS_WORDS
 from checker.report.evidence_files import trace_identity
-from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, group_findings
+from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, evidence_order, group_findings
 from checker.report.html.page import esc, page, plain
 from checker.report.html.phase_graph import phase_svg
 from checker.report.html.player import player_html
@@ -95,7 +95,7 @@ def _finding(number: int, entry: FindingEvidence, combos: int, graphs: StateGrap
 def _traces(entry: FindingEvidence) -> dict[str, Result]:
     """The distinct traces a finding shows, shortest first, by trace identity."""
     traces: dict[str, Result] = {}
-    for result in sorted((r for r in entry.results if r.trace is not None), key=lambda r: (len(r.trace.steps), r.model.id, r.reading_label)):  # type: ignore[union-attr]  # only results with a trace are sorted
+    for result in sorted((r for r in entry.results if r.trace is not None), key=evidence_order):
         assert result.trace is not None  # as filtered just above
         traces.setdefault(f"{result.prop.id}.{trace_identity(to_json(result.trace))}", result)
     return traces
