@@ -28,8 +28,8 @@ def test_every_cold_reading_question_is_answered_in_every_variant():
         # the 37 questions of the first cold reading, 24 of the later ones (q-cr-*: items nothing
         # covered before; the last four: a prevented turn, the belt last in the pile, a prevented
         # card's reshuffle, a Referee's timing), and the 6 the modeller's reread raised
-        assert sum(q.raised_by == "cold-reading" for q in model.questions) == 61
-        assert sum(q.id.startswith("q-cr-") for q in model.questions) == 24
+        assert sum(q.raised_by == "cold-reading" for q in model.questions) == 67
+        assert sum(q.id.startswith("q-cr-") for q in model.questions) == 30
         assert sum(q.raised_by == "modeller" for q in model.questions) == 6
         cov = question_coverage(model, suite)
         assert not cov.open, f"{name}: open questions {cov.open}"
