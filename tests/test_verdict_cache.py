@@ -188,6 +188,23 @@ def test_a_fact_of_a_configuration_is_computed_once_per_content(project):
     assert len(asked) == 2
 
 
+def test_an_undecided_fact_is_kept_too(project):
+    """None (the game past the bound: nothing claimed) is remembered like True and False, not
+    taken for a miss and computed again on every run."""
+    from checker.lang.build import load_model
+
+    model = load_model(str(project / "models" / "duel" / "duel.yaml"))
+    config = model.default_config()
+    asked = []
+
+    def undecided() -> None:
+        asked.append(1)
+
+    assert verdict_cache.remembered("ends-surely-undecided", model, config, undecided) is None
+    assert verdict_cache.remembered("ends-surely-undecided", model, config, undecided) is None
+    assert len(asked) == 1
+
+
 def test_a_rerun_takes_whether_a_chance_loop_ends_surely_from_the_cache(tmp_path, monkeypatch):
     from checker.evidence import confirm as evidence
     from tests.test_property_kinds import LOOPS, run

@@ -62,16 +62,18 @@ def remembered(fact: str, model: Model, config: Config, compute: Callable[[], T]
     """`compute()`, a fact of one configuration alone that no clock decides (`fact` names it
     with its budget), kept by content beside the verdicts: whether a chance-sustained loop's
     game ends surely explores the whole game again, about a second each, and was a third of a
-    run over unchanged models. Facts are JSON scalars."""
+    run over unchanged models. Facts are JSON scalars or None (an undecided answer is as
+    deterministic as a decided one, and as dear: every game past the bound explores up to it
+    before answering None), stored as a list of one, so that None is told from a miss."""
     name = _config_key(model, config, fact)
     path = os.path.join(cache_dir(), f"{fact}-{name}.json") if name is not None else None
     if path is not None and caches.reads_allowed():
         stored = _read(path)
-        if isinstance(stored, (bool, int, float, str)):
-            return stored  # type: ignore[return-value]
+        if isinstance(stored, list) and len(stored) == 1 and (stored[0] is None or isinstance(stored[0], (bool, int, float, str))):
+            return stored[0]  # type: ignore[return-value]
     value = compute()
     if path is not None:
-        caches.write_atomic(path, json.dumps(value).encode())
+        caches.write_atomic(path, json.dumps([value]).encode())
     return value
 
 
