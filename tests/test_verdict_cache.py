@@ -221,3 +221,27 @@ def test_a_rerun_takes_whether_a_chance_loop_ends_surely_from_the_cache(tmp_path
     assert again.reused and again.trace.game_ends_surely is True and "ends with probability 1" in again.trace.note
     with pytest.raises(AssertionError, match="explored the whole game again"):
         run(tmp_path, LOOPS, suite, reuse=False)
+
+
+def test_a_recheck_confirms_a_chance_loop_without_exploring_the_whole_game(tmp_path, monkeypatch):
+    """The growth and invented-number re-checks read a verdict and whether its evidence replays;
+    whether the whole game ends surely (an exploration of the whole game, made for every run:
+    a third of the title belt's re-checks) is asked only by the check whose page shows it."""
+    from checker.engines.explicit import Budget
+    from checker.evidence import confirm as evidence
+    from checker.pipeline.growth import recheck_at
+    from tests.test_property_kinds import LOOPS, run
+
+    suite = "- id: ends\n  kind: terminates\n  expect: {default: holds, loop=forced: fails, loop=player: fails, loop=chance: fails, loop=both: fails}\n"
+    chance = run(tmp_path, LOOPS, suite, reuse=False)[("ends", "loop=chance")]
+    assert chance.trace.game_ends_surely is True
+
+    def not_asked(*args, **kwargs):
+        raise AssertionError("the re-check explored the whole game")
+
+    replayed = []
+    monkeypatch.setattr(evidence, "ends_surely", not_asked)
+    monkeypatch.setattr(evidence, "confirm", lambda *args: replayed.append(1))
+    outcome, _, states = recheck_at(chance, chance.config, Budget(10_000, 60.0, stop_when_decided=True))
+    assert outcome.value == "survives" and states > 0
+    assert replayed  # the lasso was still replayed and confirmed

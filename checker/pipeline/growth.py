@@ -298,7 +298,7 @@ def _run(result: Result, config: Config, budget: Budget, shared: SharedRuns | No
     # Stopped at the first violation, in either back-end (`Budget.stop_when_decided`; `auto`
     # interprets a large one natively, never compiling it). Not the verdict cache: the outcomes
     # have their own (`cache_dir`).
-    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False, classify_loops=False)
     prop = bind(result.prop, result.model)
     try:
         grown = shared.check(prop, config, options) if shared is not None else check_config(result.model, config, [prop], options)[0]
@@ -349,7 +349,7 @@ def _premise_reached(result: Result, config: Config, budget: Budget) -> bool:
         return True
     bound = bind(prop, result.model)
     premise = BoundProperty(replace(prop, id=f"{prop.id}-from", kind="reachable", texts={"expr": prop.texts["from"]}), expr=bound.source)
-    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)  # cached with the outcome
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False, classify_loops=False)  # cached with the outcome
     return check_config(result.model, config, [premise], options)[0].status == "holds"
 
 
@@ -362,7 +362,7 @@ def _still_ends(result: Result, config: Config, budget: Budget) -> bool:
 
     prop = result.prop
     ends = BoundProperty(replace(prop, id=f"{prop.id}-ends", kind="reachable", texts={"expr": ("the end of the game", prop.loc)}), expr=result.model.terminal)
-    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False)  # cached with the outcome
+    options = CheckOptions(engine=EngineChoice.EXPLICIT, budget=budget, reuse=False, classify_loops=False)  # cached with the outcome
     return check_config(result.model, config, [ends], options)[0].status == "holds"
 
 

@@ -70,6 +70,10 @@ class CheckOptions:
     witnesses: int = 1  # reachable: how many witnesses (shortest plays to different states) a result keeps
     symmetry: bool = True  # explicit engine: reduce by the model's `symmetric` domains
     reuse: bool = True  # explicit engine: verdicts cached for the same content (`verdict_cache`); `--fresh` turns it off
+    # a failing `terminates` lasso's loop classified (who keeps it going; whether the whole game
+    # ends surely, which explores the whole game again): off for the re-checks, which read only
+    # the verdict and whether its evidence replays
+    classify_loops: bool = True
 
     def __post_init__(self) -> None:
         self.engine = EngineChoice(self.engine)
@@ -348,7 +352,7 @@ def _check_config(model: Model, config: Config, props: list[BoundProperty], opti
     complete = reused[1][1] if reused[1] is not None else engine.complete
     if reused[0] is not None and reused[1] is None:
         verdict_cache.store(reused[0], verdicts, complete)
-    results = [result_of(model, config, prop, verdicts[prop.id], options.reuse) for prop in props]
+    results = [result_of(model, config, prop, verdicts[prop.id], options.reuse, classify_loop=options.classify_loops) for prop in props]
     if options.engine == EngineChoice.AUTO and not complete:
         undecided = [r.prop.id for r in results if r.status == "undecided"]
         if undecided:
@@ -413,7 +417,8 @@ def symbolic_results(model: Model, config: Config, props: list[BoundProperty], o
     return [result_of(model, config, prop, verdicts[prop.id], free_readings=options.free_readings) for prop in props]
 
 
-def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict, reuse: bool = False, free_readings: bool = False) -> Result:
+def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdict, reuse: bool = False, free_readings: bool = False,
+              classify_loop: bool = True) -> Result:
     """The one place a verdict becomes a `Result`: its evidence is replayed and confirmed in the
     interpreter (`build_trace`), under the configuration the engine chose when it chose one
     (`reuse`: facts of the configuration the verdict cache keeps may come from it). A verdict
@@ -434,7 +439,7 @@ def result_of(model: Model, config: Config, prop: BoundProperty, verdict: Verdic
     evidence = verdict.evidence
     if verdict.has_evidence:
         assert evidence is not None
-        result.trace = build_trace(model, cfg, prop, evidence, verdict.note, reuse=reuse)
+        result.trace = build_trace(model, cfg, prop, evidence, verdict.note, classify_loop=classify_loop, reuse=reuse)
         if result.trace.loop_deciders is not None:
             result.detail = describe_deciders(result.trace.loop_deciders)
     elif verdict.has_witness:
