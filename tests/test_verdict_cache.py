@@ -115,8 +115,51 @@ def test_a_findings_shape_word_gives_the_evidence_type_that_carries_it(kind):
 def test_evidence_not_of_its_shape_is_a_miss(edit, monkeypatch, tmp_path):
     monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
     verdict_cache.store("k", {"p": Verdict(Status.FAILS, EngineName.EXPLICIT, "exhaustive", evidence=Lasso(PLAY, 0))}, complete=True)
-    doc = json.loads((tmp_path / "k.json").read_text())
+    doc = _unshared(json.loads((tmp_path / "k.json").read_text()))
     edit(next(value for name, value in doc["verdicts"]["p"]["dict"] if name == "evidence")["evidence"])
+    (tmp_path / "k.json").write_text(json.dumps(doc))
+    assert verdict_cache.load("k") is None
+
+
+def _unshared(doc):
+    """A kept file with every shared subtree written out in place (a file with no shared
+    entries is as valid as a packed one), so that a test can edit it as plain JSON."""
+    def expand(value):
+        if isinstance(value, list):
+            return [expand(v) for v in value]
+        if isinstance(value, dict):
+            return expand(doc["shared"][value["ref"]]) if set(value) == {"ref"} else {k: expand(v) for k, v in value.items()}
+        return value
+    return {**doc, "verdicts": expand(doc["verdicts"]), "shared": []}
+
+
+LONG_PLAY = [{"hand": {("a", card): card % 2 for card in range(12)}, "turn": turn} for turn in range(30)]
+
+
+def test_a_trace_s_repeated_piles_are_kept_once_and_read_back_whole(monkeypatch, tmp_path):
+    """Thirty states sharing one hand: the hand is written once, and every state comes back with
+    its own equal copy (a consumer that edits one state must not edit the others)."""
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
+    kept = Verdict(Status.FAILS, EngineName.EXPLICIT, "exhaustive", evidence=Path(LONG_PLAY))
+    verdict_cache.store("k", {"p": kept, "q": kept}, complete=True)
+    text = (tmp_path / "k.json").read_text()
+    assert text.count('"a",11') == 1  # the hand's last card, once for 60 states
+    loaded = verdict_cache.load("k")
+    assert loaded is not None
+    states = loaded[0]["p"].evidence.states
+    assert states == LONG_PLAY and loaded[0]["q"].evidence.states == LONG_PLAY
+    states[0]["hand"][("a", 0)] = 7
+    assert states[1]["hand"][("a", 0)] == 0
+
+
+@pytest.mark.parametrize("ref", [0, 1, -1, True, "0"], ids=["itself", "later", "negative", "bool", "string"])
+def test_a_shared_entry_that_refers_to_itself_or_later_is_a_miss(ref, monkeypatch, tmp_path):
+    """References point only backwards, so a planted file cannot make unpacking loop or recurse without end."""
+    monkeypatch.setenv("RULECHECK_VERDICTS", str(tmp_path))
+    verdict_cache.store("k", {"p": Verdict(Status.FAILS, EngineName.EXPLICIT, "exhaustive", evidence=Path(LONG_PLAY))}, complete=True)
+    doc = json.loads((tmp_path / "k.json").read_text())
+    doc["shared"] = [[{"ref": ref}], *([[{"ref": 0}]] if ref == 1 else [])]
+    doc["verdicts"] = {"p": {"ref": len(doc["shared"]) - 1}}
     (tmp_path / "k.json").write_text(json.dumps(doc))
     assert verdict_cache.load("k") is None
 

@@ -35,7 +35,7 @@ from checker.lang.model import Config, Model
 from checker.lang.properties import BoundProperty
 
 CACHE_DIR = os.path.join(caches.PROJECT_DIR, "verdicts")
-FORMAT = "verdicts-3"  # changes when what is stored changes shape
+FORMAT = "verdicts-4"  # changes when what is stored changes shape
 _DETERMINED = ("exhaustive", "state budget", "every property decided")  # how an exploration ended without a clock
 T = TypeVar("T")
 _VERDICT_FIELDS = {f.name for f in dataclasses.fields(Verdict)}
@@ -83,7 +83,8 @@ def load(name: str) -> tuple[dict[str, Verdict], bool] | None:
         return None
     stored = _read(os.path.join(cache_dir(), f"{name}.json"))
     try:
-        verdicts = {str(k): _verdict(v) for k, v in stored["verdicts"].items()}  # type: ignore[index]
+        shared = _Shared(stored["shared"])  # type: ignore[index]
+        verdicts = {str(k): _verdict(shared.unpack(v)) for k, v in stored["verdicts"].items()}  # type: ignore[index]
         complete = stored["complete"]  # type: ignore[index]
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
@@ -98,7 +99,9 @@ def store(name: str, verdicts: dict[str, Verdict], complete: bool) -> None:
     """Keep the verdicts when no time limit decided any of them (written whole or not at all)."""
     if not verdicts or not all(_determined(v) for v in verdicts.values()):
         return
-    doc = {"format": FORMAT, "complete": complete, "verdicts": {k: _encoded(_fields(v)) for k, v in verdicts.items()}}
+    packer = _Packer()
+    body = {k: packer.pack(_encoded(_fields(v))) for k, v in verdicts.items()}
+    doc = {"format": FORMAT, "complete": complete, "shared": packer.shared, "verdicts": body}
     caches.write_atomic(os.path.join(cache_dir(), f"{name}.json"), json.dumps(doc, separators=(",", ":")).encode())
 
 
@@ -152,6 +155,60 @@ def _decoded(value: Any) -> Any:
             if isinstance(constants, dict) and isinstance(readings, dict):
                 return Config(constants, readings)
     raise ValueError("not a cached verdict")
+
+
+# -- repeated subtrees kept once: a trace's states differ in a slot or two, so a state's piles and
+# records recur along it and across the traces of one configuration (Ultimate's largest file: 1.7 MB
+# of JSON, 664 distinct subtrees above the threshold repeated into 6.9 MB of repeats counted nested)
+_SHARED_ABOVE = 48  # characters of JSON: smaller subtrees cost less written out than as a reference
+
+
+class _Packer:
+    """Replaces every JSON container written more than `_SHARED_ABOVE` characters long by
+    `{"ref": i}`, entry i of `shared`; entries are made children first, so an entry refers only
+    to earlier ones and unpacking cannot loop."""
+
+    def __init__(self) -> None:
+        self.shared: list[Any] = []
+        self._index: dict[str, int] = {}
+
+    def pack(self, value: Any) -> Any:
+        if isinstance(value, list):
+            value = [self.pack(v) for v in value]
+        elif isinstance(value, dict):
+            value = {k: self.pack(v) for k, v in value.items()}
+        else:
+            return value
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+        if len(text) <= _SHARED_ABOVE:
+            return value
+        if text not in self._index:
+            self._index[text] = len(self.shared)
+            self.shared.append(value)
+        return {"ref": self._index[text]}
+
+
+class _Shared:
+    """The entries a packed file refers to, expanded on demand: a reference is read only to an
+    entry before the one that holds it (or any entry, from a verdict), else the file is a miss."""
+
+    def __init__(self, shared: Any) -> None:
+        if not isinstance(shared, list):
+            raise ValueError("not a cached verdict")
+        self._entries = shared
+
+    def unpack(self, value: Any, below: int | None = None) -> Any:
+        if isinstance(value, list):
+            return [self.unpack(v, below) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if set(value) == {"ref"}:
+            ref = value["ref"]
+            limit = len(self._entries) if below is None else below
+            if not isinstance(ref, int) or isinstance(ref, bool) or not 0 <= ref < limit:
+                raise ValueError("not a cached verdict")
+            return self.unpack(self._entries[ref], ref)  # each use its own copy: verdicts' states are mutable dicts
+        return {k: self.unpack(v, below) for k, v in value.items()}
 
 
 def _hashable(key: Any) -> Any:
