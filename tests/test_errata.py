@@ -106,7 +106,9 @@ def test_a_finding_quotes_the_rule_once_by_its_heading_and_folds_the_evidence(re
     assert "**Scenario.** Ann and Bob wait in turn" in entry and "**Proposed wording** (not run: the finding gives it no `fix`). Say: a player may not wait." in entry
     assert "<details>" in entry and "</details>" in entry and entry.index("**Proposed wording**") < entry.index("<details>")
     assert "is false, but it should hold" not in text  # no model expression offered as the reason
-    assert "rulecheck explain counterexamples/g/ann-last." in entry
+    assert "rulecheck explain counterexamples/g/ann-last." in entry and "prints it step by step" in entry
+    evidence = entry.split("</summary>", 1)[1].split("</details>", 1)[0].strip().split("\n\n")[0]
+    assert evidence.startswith("(1) ") and "\n" not in evidence and "(2) " in evidence  # every step, in one paragraph
 
 
 def test_the_verdict_appendix_lists_each_property_once(results):
@@ -308,6 +310,20 @@ def test_a_long_trace_shows_the_steps_that_make_the_point_and_folds_the_rest():
     assert 4 in numbers and 8 in numbers  # the step citing the finding's clause, the one changing what the property reads
     assert any("ordinary steps" in line for line in lines) and "pasted" not in "\n".join(lines)
     assert "8. move 7: the counter 7\u21928 ([c-9], <a-1>)" in lines
+
+
+def test_the_details_page_gives_every_step_of_a_trace_in_one_paragraph():
+    """Every step numbered, its assumptions linked by name (their texts are in the page's list),
+    then the loop and the disagreeing forced rules; a trace of no step says so."""
+    from checker.report.short_trace import play_in_one_line
+
+    steps = [{"text": "Ann draws", "assumptions": [{"id": "a-1", "says": "pasted"}]}, {"text": "Bob passes"}]
+    doc = {"steps": steps, "loop_start": 1, "branches": [{"text": "Ann wins"}, {"text": "Bob wins"}], "outcome": "stuck",
+           "display": {"names": {"outcome": {"stuck": "nobody"}}}}
+    line = play_in_one_line(doc, lambda a: f"<{a}>")
+    assert line == ("(1) Ann draws (the model's assumption <a-1>). (2) Bob passes. From the position after step 1 the play repeats for ever. "
+                    "The forced rules that disagree there: Ann wins; Bob wins. Outcome: nobody.")  # the outcome by its display name
+    assert play_in_one_line({"steps": []}, str) == "(no step: the start position shows it)"
 
 
 def test_the_trace_shown_is_the_one_the_scenario_tells(tmp_path):

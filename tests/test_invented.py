@@ -82,7 +82,7 @@ def test_a_finding_that_vanishes_at_a_plausible_value_is_published_as_depending_
     big_row = next(line for line in table.splitlines() if "seven can never" in line)
     assert "depends on the assumed value of `cap` (not in the document; it vanishes at 4, 6)" in small_row
     assert "depends on the assumed value" not in big_row
-    assert "**Invented number re-checked:** `cap` (not in the document; checked at 2, plausible 2 to 6)" in details
+    assert "**Invented number re-checked** (`small-hand-laid` on m [default]): `cap` (not in the document; checked at 2, plausible 2 to 6)" in details
 
 
 # Three steps end the game; the document prints no step size, the modeller chose 1. At the
@@ -143,3 +143,21 @@ def test_a_count_an_assumption_fixes_is_not_varied(tmp_path):
         handle.write(FINDINGS)
     results = check_paths([os.path.join(str(tmp_path), "models")], CheckOptions())
     assert value_checks(results, 100_000, 60.0, cache_dir=None) == []
+
+
+def test_a_finding_s_invented_numbers_are_one_paragraph_per_failure_re_checked():
+    """Six deck sizes re-checked for one failure are one paragraph naming it once, not six."""
+    from types import SimpleNamespace
+
+    from checker.evidence.value_check import ValueCheck, ValueTried
+    from checker.report.errata_details import _value_checks
+
+    def check(constant: str, prop: str) -> ValueCheck:
+        return ValueCheck("f", constant, 1, (2, 8), "two-player", prop, "default", (ValueTried(2, Outcome.SURVIVES, states=10),))
+
+    entry = SimpleNamespace(values=[check("n_face", "ends"), check("n_rival", "ends"), check("n_face", "other")])
+    lines = _value_checks(entry)  # type: ignore[arg-type]
+    assert lines == [
+        "**Invented numbers re-checked** (`ends` on two-player [default]): `n_face` (not in the document; checked at 1, plausible 2 to 8): "
+        "at 2: still fails (10 states). `n_rival` (not in the document; checked at 1, plausible 2 to 8): at 2: still fails (10 states).", "",
+        "**Invented number re-checked** (`other` on two-player [default]): `n_face` (not in the document; checked at 1, plausible 2 to 8): at 2: still fails (10 states).", ""]

@@ -60,7 +60,7 @@ def test_an_option_moot_only_with_the_small_deck_is_found_out():
 
 def test_the_page_does_not_publish_a_vanishing_option_as_an_outcome_change():
     page = readings_section([load_model(LASTCARD)], [])
-    opening = next(line for line in page if line.startswith("- ") and "claimed 0 \u2192 0.5" in line and "vanishes" in line)
+    opening = next(line for line in page if line.startswith("- ") and "the odds move by about 50 points (claimed, drawn_out)" in line and "vanishes" in line)
     assert opening.startswith("- **bound artefact (outcome-changing with the checked bounds only)**")
     assert "growth re-check: vanishes with cards 1\u21922" in opening
     last = next(line for line in page if line.startswith("- ") and "survives" in line)

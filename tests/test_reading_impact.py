@@ -145,7 +145,8 @@ def test_cli_json_and_markdown():
     assert options[0]["impact"]["probabilities"]["ann_win"] == 0.5
     result = analyse_model(load_model(COIN), Settings())
     page = "\n".join(readings_section([result.model], [], [result]))
-    assert "| P(draw) | 0.5 | 0 |" in page
+    assert "| odds | ann_win 25 %, bob_win 25 %, draw 50 % | ann_win 50 %, bob_win 50 %, draw 0 % |" in page  # whole percent: in full from `--format json`
+    assert "`rulecheck readings models/coin/coin.yaml --between tie=reflip` prints it step by step): (1) Ann's coin shows 0. (2) Bob's coin shows 0." in page
     assert "| at the divergent step | under `default` | under `tie=reflip` |" in page
     assert page == "\n".join(readings_section([result.model], []))  # computes the same analysis itself
     assert impacts_json([result])["models"][0]["variant"] == "coin"
@@ -207,7 +208,7 @@ def test_section_names_the_verdicts_an_option_changes():
     page = "\n".join(readings_section([model], results))
     assert "**game-breaking (changes whether the game can end or get stuck)**" in page
     assert "- property verdicts: breaks `can-always-end`" in page
-    assert "| can always still end | yes | **no** |" in page
+    assert "| ending | can always still end: yes; stuck states: 0; longest game: " in page and "| can always still end: **no**; stuck states: 0; longest game: " in page
 
 
 def test_cached_section_is_reused_and_keyed_on_content(tmp_path, monkeypatch):

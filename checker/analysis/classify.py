@@ -19,6 +19,7 @@ from __future__ import annotations
 from checker.analysis.divergence import Divergence
 from checker.analysis.outcomes import NEVER, POLICIES, UNFINISHED, Impact
 
+ODDS_CHANGED = "outcome odds change"  # how a reason that the odds move begins (the page words it in whole points)
 ORDER = ("game-breaking", "outcome-changing", "odds-shifting", "rules-visible", "moot")
 TOLERANCE = 1e-9
 
@@ -56,11 +57,11 @@ def classify(divergence: Divergence, base: Impact | None, alt: Impact | None, un
     if [(f.side, f.chance_adversarial, f.chance_cooperative) for f in base.forced] != [(f.side, f.chance_adversarial, f.chance_cooperative) for f in alt.forced]:
         changing.append("which side can force a win changes")
     shifts = _shifts(base.probabilities or {}, alt.probabilities or {})
-    odds = [f"outcome odds change (largest shift {_largest(base.probabilities or {}, alt.probabilities or {})}): " + ", ".join(shifts)] if shifts else []
+    odds = [f"{ODDS_CHANGED} (largest shift {_largest(base.probabilities or {}, alt.probabilities or {})}): " + ", ".join(shifts)] if shifts else []
     for policy in POLICIES:  # the same players choosing as a sensible player would (`outcomes.POLICIES`)
         b, a = base.by_policy.get(policy), alt.by_policy.get(policy)
         if b is not None and a is not None and _shifts(b, a):
-            odds.append(f"with {policy} players, outcome odds change (largest shift {_largest(b, a)}): " + ", ".join(_shifts(b, a)))
+            odds.append(f"with {policy} players, {ODDS_CHANGED} (largest shift {_largest(b, a)}): " + ", ".join(_shifts(b, a)))
     if changing:
         return "outcome-changing", changing + odds
     if odds:
@@ -81,13 +82,21 @@ def _shifts(base: dict[str, float], alt: dict[str, float]) -> list[str]:
 
 
 def _largest(base: dict[str, float], alt: dict[str, float]) -> str:
-    """The largest move of one outcome's probability: "0.04 percentage points (true_draw)".
-    Outcomes whose moves are as large within `TOLERANCE` are all named (with two outcomes,
-    what one gains the other loses): which of them came out larger was the solver's rounding."""
+    """The largest move of one outcome's probability: "0.04 percentage points (true_draw)"."""
+    size, names = largest_move(base, alt)
+    return f"{size:.2g} percentage points ({', '.join(names)})"
+
+
+def largest_move(base: dict[str, float], alt: dict[str, float]) -> tuple[float, list[str]]:
+    """The largest move of one outcome's probability, in percentage points, and the outcomes
+    that move by it. Outcomes whose moves are as large within `TOLERANCE` are all named (with
+    two outcomes, what one gains the other loses): which of them came out larger was the
+    solver's rounding."""
     moves = {n: abs(base.get(n, 0.0) - alt.get(n, 0.0)) for n in set(base) | set(alt)}
+    if not moves:
+        return 0.0, []
     size = max(moves.values())
-    names = sorted(n for n, move in moves.items() if move >= size - TOLERANCE)
-    return f"{100 * size:.2g} percentage points ({', '.join(names)})"
+    return 100 * size, sorted(n for n, move in moves.items() if move >= size - TOLERANCE)
 
 
 def _pair(a: float, b: float) -> str:

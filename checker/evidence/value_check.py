@@ -54,8 +54,16 @@ class ValueCheck:
 
     def words(self) -> str:
         """One sentence for the page: the constant, where it was checked, and what each value gave."""
+        return f"{self.subject()}: {self.constant_words()}"
+
+    def subject(self) -> str:
+        """The failure re-checked: what a finding's checks of several constants share."""
+        return f"`{self.prop}` on {self.variant} [{self.reading}]"
+
+    def constant_words(self) -> str:
+        """The constant, where it was checked, and what each value gave."""
         lo, hi = self.plausible
-        head = f"`{self.constant}` (not in the document; checked at {self.checked}, plausible {lo} to {hi}), `{self.prop}` on {self.variant} [{self.reading}]"
+        head = f"`{self.constant}` (not in the document; checked at {self.checked}, plausible {lo} to {hi})"
         tried = "; ".join(t.words() for t in self.tried)
         if self.depends:
             return f"{head}: {tried}: the finding depends on the assumed value (it vanishes at {', '.join(map(str, self.vanishes_at))})"

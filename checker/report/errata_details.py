@@ -3,7 +3,7 @@ page (`checker.report.errata`) links to instead of showing.
 
 Each finding in full (the rule text quoted and located by the document's headings, scenario,
 proposed wording, questions it answers, growth re-check, where it shows, and the shortest
-replayed trace in full); then the failures that are not defects of the text and the filed
+replayed trace, its steps in one paragraph); then the failures that are not defects of the text and the filed
 findings this check does not show (hidden by its bounds, listed apart rather than dropped); the
 model's assumptions, the readings' analysis (divergence scenarios and impact tables), and three
 appendices: the verdict matrix (one line per property), the review questions with their
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from checker.evidence.findings import suite_findings
 from checker.evidence.results import Result
-from checker.evidence.trace import narrative, to_json
+from checker.evidence.trace import to_json
 from checker.lang.model import Model
 from checker.report.appendix import (
     assumption_link,
@@ -34,6 +34,7 @@ from checker.report.appendix import (
 from checker.report.evidence_files import evidence_name
 from checker.report.findings import NOT_A_DEFECT, SEVERITIES, FindingEvidence, failing, group_findings
 from checker.report.markdown_escape import escaped_page
+from checker.report.short_trace import play_in_one_line
 
 if TYPE_CHECKING:
     from checker.evidence.fixes import FixCheck
@@ -203,12 +204,24 @@ def _entry(number: int, entry: FindingEvidence, results: list[Result], models: l
         lines += ["**Questions it answers:** " + "; ".join(f"[{questions[q].question}](#{q})" if q in questions else f"`{q}`" for q in asked), ""]
     if entry.growth is not None:
         lines += [f"**Growth re-check** (the model's bounds one step larger): {entry.growth.words()}.", ""]
-    for check in entry.values:
-        lines += [f"**Invented number re-checked:** {check.words()}.", ""]
+    lines += _value_checks(entry)
     if entry.size is not None:
         lines += [size_line(entry), ""]
     lines += _where_it_shows(entry, results) + [""]
     lines += _evidence(entry)
+    return lines
+
+
+def _value_checks(entry: FindingEvidence) -> list[str]:
+    """The finding's invented numbers re-checked, one paragraph per failure re-checked (a
+    finding's six deck sizes were six paragraphs that named the same failure six times)."""
+    by_subject: dict[str, list[str]] = {}
+    for check in entry.values:
+        by_subject.setdefault(check.subject(), []).append(check.constant_words())
+    lines = []
+    for subject, words in by_subject.items():
+        label = "Invented number re-checked" if len(words) == 1 else "Invented numbers re-checked"
+        lines += [f"**{label}** ({subject}): {'. '.join(words)}.", ""]
     return lines
 
 
@@ -235,19 +248,16 @@ def _where_it_shows(entry: FindingEvidence, results: list[Result]) -> list[str]:
 
 
 def _evidence(entry: FindingEvidence) -> list[str]:
+    """The shortest replayed trace, every step in one paragraph (`play_in_one_line`), with the
+    command that prints it in full from the saved evidence (every clause quoted, every change)."""
     shortest = entry.shown
     if shortest is None or shortest.trace is None:
         return _untraced_evidence(entry)
-    doc = to_json(shortest.trace)
-    if "`" in (doc.get("note") or ""):
-        doc["note"] = ""  # a model expression explains nothing to a designer
-    body = narrative(doc, assumption_link)
-    if body.startswith("# "):
-        body = body.split("\n", 1)[1]
     summary = (f"Evidence: the replayed trace (`{shortest.prop.id}`, {where(shortest)}, "
                f"{len(shortest.trace.steps)} steps)")
-    saved = f"`rulecheck explain counterexamples/{shortest.model.folder}/{evidence_name(shortest)}` prints it again."
-    return ["<details>", f"<summary>{summary}</summary>", "", body.strip(), "", saved, "", "</details>", ""]
+    saved = (f"`rulecheck explain counterexamples/{shortest.model.folder}/{evidence_name(shortest)}` prints it step by step, "
+             "with the clauses each step applies and what it changes.")
+    return ["<details>", f"<summary>{summary}</summary>", "", play_in_one_line(to_json(shortest.trace), assumption_link), "", saved, "", "</details>", ""]
 
 
 def _untraced_evidence(entry: FindingEvidence) -> list[str]:

@@ -10,12 +10,13 @@ models give the same bytes. It runs nothing.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from checker.analysis.classify import ORDER, most_severe
+from checker.analysis.classify import ODDS_CHANGED, ORDER, largest_move, most_severe
 from checker.analysis.divergence import Divergence, Side
 from checker.analysis.impact import ModelImpact, OptionImpact
 from checker.analysis.outcomes import POLICIES, Impact
@@ -25,6 +26,7 @@ from checker.evidence.results import Result
 from checker.evidence.trace import Trace, narrative, outcomes_after, to_json
 from checker.lang.model import Model, Reading
 from checker.report.appendix import assumption_link
+from checker.report.short_trace import play_in_one_line
 
 CLASS_TEXT = {
     "game-breaking": "game-breaking (changes whether the game can end or get stuck)",
@@ -215,33 +217,54 @@ def _moot_consequence(per_model: list[tuple[ModelImpact, OptionImpact]]) -> str:
 def _odds_words(uniform: float, by_policy: dict[str, float]) -> str:
     """How far the odds move, in whole points: with uniform players, then with the sensible
     players of `outcomes.POLICIES` where they were computed."""
-    def points(shift: float) -> str:
-        whole = round(shift)
-        return f"about {whole} point{'' if whole == 1 else 's'}" if shift >= 1 else "under a point"
+    others = [f"{_points(shift)} with {policy} players" for policy, shift in by_policy.items() if shift > 0]
+    return f"changes the odds by {_points(uniform)}" + (f" ({'; '.join(others)})" if others else "")
 
-    others = [f"{points(shift)} with {policy} players" for policy, shift in by_policy.items() if shift > 0]
-    return f"changes the odds by {points(uniform)}" + (f" ({'; '.join(others)})" if others else "")
+
+def _points(shift: float) -> str:
+    """A move of the odds in whole points: a designer's resolution (the toy decks' hundredths
+    of a point are no answer)."""
+    whole = round(shift)
+    return f"about {whole} point{'' if whole == 1 else 's'}" if shift >= 1 else "under a point"
 
 
 def _largest_shift(base: Impact, alt: Impact | None, policy: str = "") -> float:
     """The largest move of an outcome's probability, in percentage points (0 without both),
     with uniform players or under `policy`."""
+    before, after = _odds_under(base, alt, policy)
+    return largest_move(before, after)[0] if before is not None and after is not None else 0.0
+
+
+def _odds_under(base: Impact, alt: Impact | None, policy: str) -> tuple[dict[str, float] | None, dict[str, float] | None]:
     if alt is None:
-        return 0.0
-    before = base.by_policy.get(policy) if policy else base.probabilities
-    after = alt.by_policy.get(policy) if policy else alt.probabilities
-    if before is None or after is None:
-        return 0.0
-    names = set(before) | set(after)
-    return max((abs(before.get(n, 0.0) - after.get(n, 0.0)) * 100 for n in names), default=0.0)
+        return None, None
+    if policy:
+        return base.by_policy.get(policy), alt.by_policy.get(policy)
+    return base.probabilities, alt.probabilities
+
+
+def _reason_words(reasons: list[str], base: Impact, alt: Impact | None) -> list[str]:
+    """An option's reasons as the page gives them: a move of the odds by its largest shift in
+    whole points and the outcomes that make it (every outcome's odds are in the impact table,
+    and in full from `rulecheck readings`); other reasons as the analysis gave them."""
+    words = []
+    for reason in reasons:
+        policy = next((p for p in POLICIES if reason.startswith(f"with {p} players, {ODDS_CHANGED}")), "")
+        before, after = _odds_under(base, alt, policy)
+        if not (policy or reason.startswith(ODDS_CHANGED)) or before is None or after is None:
+            words.append(reason)
+            continue
+        size, names = largest_move(before, after)
+        words.append((f"with {policy} players, " if policy else "") + f"the odds move by {_points(size)} ({', '.join(names)})")
+    return words
 
 
 def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, OptionImpact]], by_prop: dict[str, list[Result]],
                   rechecks: dict[tuple[str, str, str], ReadingGrowth]) -> list[str]:
     several = len(per_model) > 1
     lines = [f"**`{name}={option}`**", ""]
+    said: dict[str, list[str]] = {}  # a line's words -> the models it is said of (identical lines once)
     for mi, o in per_model:
-        where = f"in `{mi.model.id}`: " if several else ""
         recheck = rechecks.get((mi.model.id, name, option))
         label = CLASS_TEXT[o.classification]
         if o.classification == "moot" and not any("consults this reading" in r for r in o.reasons):
@@ -249,7 +272,10 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
         if recheck is not None and recheck.artefact:
             label = "moot with the checked bounds only" if recheck.moot else f"bound artefact ({o.classification} with the checked bounds only)"
         growth = f"; growth re-check: {recheck.words()}" if recheck is not None else ""
-        lines.append(f"- {where}**{label}**: {'; '.join(o.reasons)}{growth}")
+        said.setdefault(f"**{label}**: {'; '.join(_reason_words(o.reasons, mi.impact, o.impact))}{growth}", []).append(mi.model.id)
+    for words, ids in said.items():
+        where = f"in {', '.join(f'`{m}`' for m in ids)}: " if several else ""
+        lines.append(f"- {where}{words}")
     for mi, o in per_model:
         where = f"in `{mi.model.id}`, " if several else ""
         if o.pairs_checked and not o.paired:
@@ -270,7 +296,7 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
     if pairs:  # the play that shows the moot option mattering beside its partner, and both games compared
         mi, p = min(pairs, key=lambda item: (ORDER.index(item[1].classification), item[1].divergence.steps, item[0].model.id))
         beside = f"{p.partner[0]}={p.partner[1]}"
-        lines += scenario_lines(p.divergence, f" with `{beside}`" + (f" in `{mi.model.id}`" if several else ""), assumption_link)
+        lines += page_scenario(p.divergence, f" with `{beside}`" + (f" in `{mi.model.id}`" if several else ""))
         alone = next((o for r in mi.readings for o in r.options if (o.reading, o.option) == p.partner), None)
         base = alone.impact if alone is not None and alone.impact is not None else mi.impact
         if p.impact is not None:
@@ -280,23 +306,47 @@ def _option_block(name: str, option: str, per_model: list[tuple[ModelImpact, Opt
 
 def _scenario(mi: ModelImpact, o: OptionImpact, several: bool) -> list[str]:
     assert o.divergence is not None, "only options with a divergence get a scenario"
-    return scenario_lines(o.divergence, f" in `{mi.model.id}`" if several else "", assumption_link)
+    command = f"rulecheck readings models/{mi.model.folder}/{os.path.basename(mi.model.path)} --between {o.reading}={o.option}"
+    return page_scenario(o.divergence, f" in `{mi.model.id}`" if several else "", command)
+
+
+def page_scenario(divergence: Divergence, where: str = "", command: str = "") -> list[str]:
+    """A divergence scenario as the page gives it: the common play in one paragraph
+    (`play_in_one_line`), with the `command` that prints it step by step, then the divergent
+    step under both side by side."""
+    if not divergence.found:
+        return [f"No divergence{where}: {divergence.bound}.", ""]
+    assert divergence.trace is not None, "a divergence found has its trace"
+    prints = f"; `{command}` prints it step by step" if command else ""
+    head = f"*Divergence scenario*{where} ({_steps(divergence)} legal under both readings, replayed in the reference interpreter under each{prints}):"
+    return [f"{head} {play_in_one_line(to_json(divergence.trace), assumption_link)}", "", *_divergent_step(divergence)]
 
 
 def scenario_lines(divergence: Divergence, where: str = "", assumption_link: Callable[[str], str] | None = None) -> list[str]:
-    """A divergence scenario: the common play, then the divergent step under both side by side;
-    `assumption_link` links an assumption the play rests on to the page's list (without it,
-    their texts follow the play)."""
+    """A divergence scenario in full (`rulecheck readings --between`): the common play step by
+    step, then the divergent step under both side by side; `assumption_link` links an
+    assumption the play rests on to the page's list (without it, their texts follow the play)."""
     if not divergence.found:
         return [f"No divergence{where}: {divergence.bound}.", ""]
-    lines = [f"*Divergence scenario*{where} ({divergence.steps} step{'s' if divergence.steps != 1 else ''} legal under both readings, replayed in the reference interpreter under each):", ""]
-    assert divergence.trace is not None and divergence.sides is not None, "a divergence found has its trace and its two sides"
+    lines = [f"*Divergence scenario*{where} ({_steps(divergence)} legal under both readings, replayed in the reference interpreter under each):", ""]
+    assert divergence.trace is not None, "a divergence found has its trace"
     doc = to_json(divergence.trace)
     doc["note"], doc["property"]["says"] = "", ""
     body = narrative(doc, assumption_link).splitlines()
     start = next(i for i, line in enumerate(body) if line.startswith("0. Start"))
     lines += [line for line in body[start:] if line.strip()]
-    lines += ["", divergence.summary, ""]
+    return lines + ["", *_divergent_step(divergence)]
+
+
+def _steps(divergence: Divergence) -> str:
+    return f"{divergence.steps} step{'s' if divergence.steps != 1 else ''}"
+
+
+def _divergent_step(divergence: Divergence) -> list[str]:
+    """Where the two readings part: the analysis's summary, then a table of the divergent step
+    under each."""
+    assert divergence.trace is not None and divergence.sides is not None, "a divergence found has its trace and its two sides"
+    lines = [divergence.summary, ""]
     a, b = divergence.sides
     lines += [f"| at the divergent step | under `{a.label}` | under `{b.label}` |", "|---|---|---|"]
     lines.append(f"| game over | {_over(a)} | {_over(b)} |")
@@ -328,15 +378,13 @@ def _moves(side: Side, trace: Trace) -> str:
 
 
 def _impact_table(base: Impact, alt: Impact, base_label: str, alt_label: str) -> list[str]:
-    rows = [
-        ("reachable outcomes", _outcomes(base), _outcomes(alt)),
-        ("can always still end", _flag(base.can_end), _flag(alt.can_end)),
-        ("stuck states (no rule applies)", str(base.stuck_states), str(alt.stuck_states)),
-        ("longest game", _longest(base), _longest(alt)),
-    ]
-    names = sorted(set(base.probabilities or {}) | set(alt.probabilities or {}))
-    for name in names:
-        rows.append((f"P({name})", _probability(base, name), _probability(alt, name)))
+    """What can happen under each reading, in one row per question: the outcomes, whether the
+    game ends (can end, stuck states, longest game), the odds in whole percent, forced wins,
+    and how far it was explored (`rulecheck readings` gives the odds in full)."""
+    rows = [("reachable outcomes", _outcomes(base), _outcomes(alt)), ("ending", _ending(base), _ending(alt))]
+    if base.probabilities or alt.probabilities:
+        names = sorted(set(base.probabilities or {}) | set(alt.probabilities or {}))
+        rows.append(("odds", _odds(base, names), _odds(alt, names)))
     sides = {f.side for f in base.forced} | {f.side for f in alt.forced}
     for side in sorted(sides):
         rows.append((f"{side} can force a win (chance against / with)", _forced(base, side), _forced(alt, side)))
@@ -345,6 +393,14 @@ def _impact_table(base: Impact, alt: Impact, base_label: str, alt_label: str) ->
     lines += [f"| {label} | {x} | {y} |" for label, x, y in rows]
     methods = list(dict.fromkeys(m for m in (base.method, alt.method) if m))
     return lines + ["", f"*Probabilities: {'; '.join(methods)}.*", ""]
+
+
+def _ending(impact: Impact) -> str:
+    return f"can always still end: {_flag(impact.can_end)}; stuck states: {impact.stuck_states}; longest game: {_longest(impact)}"
+
+
+def _odds(impact: Impact, names: list[str]) -> str:
+    return ", ".join(f"{name} {_probability(impact, name)}" for name in names) if impact.probabilities else "not computed"
 
 
 def _outcomes(impact: Impact) -> str:
@@ -363,11 +419,11 @@ def _longest(impact: Impact) -> str:
 
 
 def _probability(impact: Impact, name: str) -> str:
-    p = (impact.probabilities or {}).get(name, 0.0)
+    """An outcome's probability in whole percent; an estimate as its 95% interval."""
     if impact.intervals is not None:
         lo, hi = impact.intervals.get(name, (0.0, 0.0))
-        return f"\u2248{p:.3f} [{lo:.3f}, {hi:.3f}] (estimate)"
-    return f"{p:.4g}"
+        return f"{_percent(lo)}\u2013{_percent(hi)} (estimate)"
+    return _percent((impact.probabilities or {}).get(name, 0.0))
 
 
 def _forced(impact: Impact, side: str) -> str:

@@ -6,8 +6,9 @@ chosen for the point (the last steps before the violation, those that cite the f
 clauses, those that change what the property reads, and a loop's steps), folds every run of
 other steps into one line ("(9 ordinary steps)"), cites clauses and assumptions by id only
 (linked to where their texts are), shows only the changes players see, and starts from the
-start state's elements that the steps shown or the property touch. The full trace stays in the
-details page and in the saved evidence.
+start state's elements that the steps shown or the property touch. The details page gives every
+step in one paragraph (`play_in_one_line`); the full play-by-play stays in the saved evidence,
+which `rulecheck explain` prints.
 """
 
 from __future__ import annotations
@@ -50,6 +51,27 @@ def short_trace(doc: dict[str, Any], focus: set[str], clauses: set[str], clause_
     if doc.get("outcome") is not None:
         lines.append(f"   Outcome: {view.name(None, doc['outcome'])}.")
     return lines
+
+
+def play_in_one_line(doc: dict[str, Any], assumption_link: Callable[[str], str]) -> str:
+    """Every step of a trace in its JSON form by what happened, numbered, in one paragraph, with
+    the assumptions a step rests on linked by name: the details page's form of a trace, where
+    the full play-by-play (every clause quoted, every change listed) ran to hundreds of lines a
+    page and repeated the saved evidence. A loop and the moves a deterministic rule disagrees
+    on are named after the steps."""
+    parts = []
+    for number, step in enumerate(doc["steps"], start=1):
+        cites = [f"the model's assumption {assumption_link(a['id'])}" for a in step.get("assumptions") or ()]
+        parts.append(f"({number}) {step['text']}" + (f" ({'; '.join(cites)})" if cites else "") + ".")
+    loop = doc.get("loop_start")
+    if loop is not None:
+        parts.append(f"From the position after step {loop} the play repeats for ever.")
+    branches = [str(alt["text"]) for alt in doc.get("branches", [])]
+    if branches:
+        parts.append("The forced rules that disagree there: " + "; ".join(branches) + ".")
+    if doc.get("outcome") is not None:
+        parts.append(f"Outcome: {_View(doc.get('display') or {}).name(None, doc['outcome'])}.")
+    return " ".join(parts) if parts else "(no step: the start position shows it)"
 
 
 def _kept(steps: list[dict[str, Any]], focus: set[str], clauses: set[str], loop: int | None) -> set[int]:
