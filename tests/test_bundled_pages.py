@@ -170,3 +170,16 @@ def test_the_traces_cite_assumptions_by_linked_name():
     """Most games' traces rest on assumptions (SMS's actions name none): they are cited so."""
     pages = {game: open(os.path.join(ROOT, "docs", "errata", f"{game}-details.md"), encoding="utf-8").read() for game in GAMES}
     assert sum(1 for page in pages.values() if _cited_assumptions(page)) >= 3
+
+
+def test_a_reading_option_says_each_line_once_naming_every_model_it_holds_for():
+    """The per-model lines of an option: a line said of several models is printed once with all
+    of them (Supershow's `solo_co` is moot in `handicap` and `tag-team-3` alike), never twice."""
+    grouped = 0
+    for game in GAMES:
+        readings = _page(game).split("\n## Readings\n", 1)[1].split("\n## Appendix A", 1)[0]
+        for option in re.split(r"\n(?=\*\*`)", readings)[1:]:
+            said = [m.group(2) for m in re.finditer(r"^- in ((?:`[^`]+`(?:, )?)+): (\*\*.*)$", option, flags=re.M)]
+            assert len(said) == len(set(said)), f"{game}: {option.splitlines()[0]} says a line twice"
+            grouped += len(re.findall(r"^- in `[^`]+`, `", option, flags=re.M))
+    assert grouped > 0
